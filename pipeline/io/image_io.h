@@ -1,0 +1,28 @@
+// SPDX-License-Identifier: MIT
+// Reading and writing single image files. PGM/PPM always; PNG, JPEG, BMP, TIFF through OpenCV when
+// built with it. Float images are written as PFM without OpenCV, as TIFF with it.
+#pragma once
+
+#include <string>
+
+#include "pipeline/core/image.h"
+
+namespace jetpipe {
+
+bool have_opencv_codecs();
+
+// Reads a GRAY8 or BGR8 image (colour PPM/PNG/JPEG are returned as BGR8). Throws jetpipe::Error
+// (kind kInput) naming the file and what is wrong (missing, truncated, not an image, unsupported).
+HostImage read_image(const std::string& path);
+
+// Writes the image; the extension picks the codec (.pgm/.ppm/.pfm built in; others need OpenCV).
+// GRAY8 → pgm/png, BGR8/RGB8 → ppm/png, S16 and F32 → tiff (OpenCV) or pfm. Throws on failure.
+void write_image(const std::string& path, const ImageView& image);
+
+// The extension write_image should use for this format on this build ("png", "pgm", "tiff", ...).
+std::string preferred_extension(PixelFormat format);
+
+// Natural ("human") order: "frame2" < "frame10".
+bool natural_less(const std::string& a, const std::string& b);
+
+}  // namespace jetpipe

@@ -1,0 +1,89 @@
+// SPDX-License-Identifier: MIT
+#include "tests/test_util.h"
+
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+
+namespace jetpipe::test {
+
+std::uint32_t fresh_seed() {
+  std::uint32_t seed;
+  if (const char* env = std::getenv("JETPIPE_SEED")) {
+    seed = static_cast<std::uint32_t>(std::strtoul(env, nullptr, 10));
+  } else {
+    seed = std::random_device{}();
+  }
+  ::testing::Test::RecordProperty("seed", std::to_string(seed));
+  std::printf("[ seed     ] JETPIPE_SEED=%u\n", seed);
+  return seed;
+}
+
+HostImage random_image(int width, int height, PixelFormat format, std::mt19937& rng,
+                       int pad_elems) {
+  const int bpp = bytes_per_pixel(format);
+  const int elem = format == PixelFormat::kS16 ? 2 : (format == PixelFormat::kF32 ? 4 : 1);
+  HostImage img(width, height, format,
+                static_cast<std::size_t>(width) * bpp + static_cast<std::size_t>(pad_elems) * elem);
+  const ImageView v = img.view();
+  for (int y = 0; y < height; ++y) {
+    if (format == PixelFormat::kF32) {
+      std::uniform_real_distribution<float> d(-1.f, 1.f);
+      for (int x = 0; x < width; ++x) v.row<float>(y)[x] = d(rng);
+    } else if (format == PixelFormat::kS16) {
+      std::uniform_int_distribution<int> d(-32768, 32767);
+      for (int x = 0; x < width; ++x) v.row<std::int16_t>(y)[x] = static_cast<std::int16_t>(d(rng));
+    } else {
+      std::uniform_int_distribution<int> d(0, 255);
+      for (std::size_t i = 0; i < v.row_bytes(); ++i) {
+        v.row<std::uint8_t>(y)[i] = static_cast<std::uint8_t>(d(rng));
+      }
+    }
+  }
+  return img;
+}
+
+void poison(const ImageView& v) {
+  for (int y = 0; y < v.height; ++y) std::memset(v.row<std::uint8_t>(y), 0xA5, v.row_bytes());
+}
+
+Diff max_diff(const ImageView& a, const ImageView& b) {
+  Diff d;
+  EXPECT_EQ(a.width, b.width);
+  EXPECT_EQ(a.height, b.height);
+  EXPECT_EQ(a.format, b.format);
+  const int ch = channels(a.format);
+  for (int y = 0; y < a.height; ++y) {
+    for (int x = 0; x < a.width * ch; ++x) {
+      double va, vb;
+      switch (a.format) {
+        case PixelFormat::kS16:
+          va = a.row<std::int16_t>(y)[x];
+          vb = b.row<std::int16_t>(y)[x];
+          break;
+        case PixelFormat::kF32:
+          va = a.row<float>(y)[x];
+          vb = b.row<float>(y)[x];
+          break;
+        default:
+          va = a.row<std::uint8_t>(y)[x];
+          vb = b.row<std::uint8_t>(y)[x];
+      }
+      const double e = std::isnan(va) || std::isnan(vb) ? INFINITY : std::fabs(va - vb);
+      if (e > d.max_abs) {
+        d.max_abs = e;
+        d.x = x / ch;
+        d.y = y;
+      }
+    }
+  }
+  return d;
+}
+
+std::string opencv_sample(const std::string& name) {
+  const std::string p = "/usr/share/doc/opencv-doc/examples/data/" + name;
+  return std::filesystem::exists(p) ? p : std::string();
+}
+
+}  // namespace jetpipe::test
