@@ -1,2 +1,93 @@
 // SPDX-License-Identifier: MIT
-int main() { return 0; }
+// jetpipe: run a pipeline over frames, inspect the build and devices, run the regression suite.
+// Exit codes: 0 success; 1 runtime failure; 2 bad config or command line (nothing written);
+// 3 bad input (the source cannot be opened, or frames failed: their records say why).
+#include <CLI/CLI.hpp>
+
+#include <cstdio>
+#include <iostream>
+
+#include "pipeline/core/error.h"
+#include "pipeline/runner.h"
+#include "tools/cli/commands.h"
+
+namespace {
+
+int exit_code(const jetpipe::Error& e) {
+  switch (e.kind()) {
+    case jetpipe::ErrorKind::kConfig: return 2;
+    case jetpipe::ErrorKind::kInput: return 3;
+    default: return 1;
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"jetpipe: a streaming pipeline of GPU image stages over cameras, videos and frame "
+               "files"};
+  app.set_version_flag("--version", std::string("jetpipe ") + JETPIPE_VERSION);
+  app.require_subcommand(1);
+
+  jetpipe::RunOptions run;
+  CLI::App* run_cmd = app.add_subcommand("run", "Run a pipeline over an input");
+  run_cmd->add_option("--config", run.config, "Pipeline YAML file")->required();
+  run_cmd->add_option("--input", run.input,
+                      "Input URI: frames://DIR, a glob, file://x.y4m, file://video, test://NAME "
+                      "(overrides the config's input)");
+  run_cmd->add_option("--output-dir", run.output_dir, "Folder for results.jsonl, summary.json, "
+                                                      "images/")
+      ->capture_default_str();
+  run_cmd->add_option("--platform", run.platform, "auto, a profile name in platforms/, or a file "
+                                                  "(overrides the config's platform)");
+  run_cmd->add_option("--max-frames", run.max_frames, "Stop after N frames")
+      ->check(CLI::NonNegativeNumber);
+  run_cmd->add_flag("--save-images", run.save_images,
+                    "Save image outputs as images/<name>_<frame>.png");
+  run_cmd->add_flag("--strict", run.strict, "Stop at the first frame that fails");
+
+  app.add_subcommand("info", "Build features, CUDA devices, and the profile `auto` picks and why");
+  app.add_subcommand("stages", "Stage types and their parameters (keys, defaults, ranges)");
+
+  jetpipe::cli::RegressOptions reg;
+  reg.dir = std::string(JETPIPE_SOURCE_DIR) + "/tests/regression";
+  reg.work_dir = "regress-out";
+  CLI::App* reg_cmd = app.add_subcommand(
+      "regress", "Run the regression configs over the committed frames and compare with goldens");
+  reg_cmd->add_option("--dir", reg.dir, "Folder with configs/, frames/ and golden/")
+      ->capture_default_str();
+  reg_cmd->add_option("--work-dir", reg.work_dir, "Where the runs write")->capture_default_str();
+  reg_cmd->add_option("--platform", reg.platform, "Platform profile to run")->capture_default_str();
+  reg_cmd->add_flag("--update", reg.update, "Rewrite the goldens from this run");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e) == 0 ? 0 : 2;
+  }
+
+  try {
+    if (*run_cmd) {
+      run.progress = true;
+      const jetpipe::RunSummary s = jetpipe::run_pipeline(run);
+      std::fprintf(stderr, "jetpipe: %lld frames read, %lld processed, %lld failed in %.2f s -> %s\n",
+                   static_cast<long long>(s.read), static_cast<long long>(s.processed),
+                   static_cast<long long>(s.failed), s.wall_s, run.output_dir.c_str());
+      if (!s.source_error.empty()) {
+        std::fprintf(stderr, "jetpipe: input stopped: %s\n", s.source_error.c_str());
+        return 3;
+      }
+      return s.failed > 0 ? 3 : 0;
+    }
+    if (app.got_subcommand("info")) return jetpipe::cli::cmd_info();
+    if (app.got_subcommand("stages")) return jetpipe::cli::cmd_stages();
+    if (*reg_cmd) return jetpipe::cli::cmd_regress(reg);
+  } catch (const jetpipe::Error& e) {
+    std::fprintf(stderr, "jetpipe: error: %s\n", e.what());
+    return exit_code(e);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "jetpipe: error: %s\n", e.what());
+    return 1;
+  }
+  return 0;
+}

@@ -1,0 +1,196 @@
+// SPDX-License-Identifier: MIT
+#include "pipeline/config.h"
+
+#include <yaml-cpp/yaml.h>
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include "pipeline/core/error.h"
+#include "stages/registry.h"
+
+namespace fs = std::filesystem;
+
+namespace jetpipe {
+
+namespace {
+
+using FormatSet = std::set<PixelFormat>;
+
+std::string format_list(const FormatSet& s) {
+  std::string out;
+  for (PixelFormat f : s) out += (out.empty() ? "" : " or ") + std::string(to_string(f));
+  return out;
+}
+
+void check_keys(const std::string& file, const YAML::Node& map, const std::string& what,
+                std::initializer_list<const char*> keys) {
+  for (const auto& kv : map) {
+    const std::string k = kv.first.as<std::string>();
+    bool ok = false;
+    std::string valid;
+    for (const char* v : keys) {
+      ok = ok || k == v;
+      valid += (valid.empty() ? "" : ", ") + std::string(v);
+    }
+    if (!ok) {
+      throw config_error(yaml_where(file, kv.first) + ": unknown key '" + k + "' in " + what +
+                         " (valid keys: " + valid + ")");
+    }
+  }
+}
+
+std::string scalar(const std::string& file, const YAML::Node& n, const std::string& key) {
+  if (!n.IsScalar()) throw config_error(yaml_where(file, n) + ": " + key + ": must be a string");
+  return n.Scalar();
+}
+
+// Follows image formats through the stages: each stage's input must exist and be of a format the
+// stage reads. The frame may be GRAY8 or colour; stages that read only some of those are checked
+// again on every frame.
+void check_graph(const PipelineConfig& cfg, const YAML::Node& stages_node) {
+  std::map<std::string, FormatSet> images = {
+      {kFrameImage, {PixelFormat::kGray8, PixelFormat::kBgr8}}};
+  std::map<std::string, std::string> producer = {{kFrameImage, "the input frame"}};
+  std::set<std::string> names;
+  for (std::size_t i = 0; i < cfg.stages.size(); ++i) {
+    const Stage& s = *cfg.stages[i];
+    const YAML::Node node = stages_node[i];
+    const std::string where = yaml_where(cfg.file, node);
+    if (!names.insert(s.name()).second) {
+      throw config_error(where + ": " + s.label() + ": name '" + s.name() +
+                         "' is used by an earlier stage; give each stage a unique name");
+    }
+    auto it = images.find(s.input());
+    if (it == images.end()) {
+      std::string valid;
+      for (const auto& kv : images) valid += (valid.empty() ? "" : ", ") + kv.first;
+      const YAML::Node in = node["input"];
+      throw config_error(yaml_where(cfg.file, in.IsDefined() ? in : node) + ": " + s.label() +
+                         ": input '" + s.input() + "' is not an earlier image (valid: " + valid +
+                         ")");
+    }
+    FormatSet out;
+    std::string why;
+    for (PixelFormat f : it->second) {
+      std::string w;
+      if (s.accepts(f, &w)) {
+        out.insert(s.output_format(f));
+      } else {
+        why = w;
+      }
+    }
+    if (out.empty()) {
+      throw config_error(where + ": " + s.label() + ": input '" + s.input() + "' is " +
+                         format_list(it->second) + " (from " + producer[s.input()] + "), but " +
+                         s.type() + " " + why);
+    }
+    if (s.has_output()) {
+      if (images.count(s.output())) {
+        throw config_error(where + ": " + s.label() + ": output '" + s.output() +
+                           "' is already written by " + producer[s.output()] +
+                           "; give each image a unique name");
+      }
+      images[s.output()] = out;
+      producer[s.output()] = s.label();
+    }
+  }
+}
+
+}  // namespace
+
+std::vector<std::string> PipelineConfig::image_names() const {
+  std::vector<std::string> out;
+  for (const auto& s : stages) {
+    if (s->has_output()) out.push_back(s->output());
+  }
+  return out;
+}
+
+std::string resolve_uri(const std::string& uri, const std::string& base_dir) {
+  const auto scheme_end = uri.find("://");
+  std::string scheme, path = uri;
+  if (scheme_end != std::string::npos) {
+    scheme = uri.substr(0, scheme_end + 3);
+    path = uri.substr(scheme_end + 3);
+    if (scheme != "frames://" && scheme != "file://") return uri;  // not a local path
+  }
+  if (path.empty() || fs::path(path).is_absolute()) return uri;
+  return scheme + (fs::path(base_dir) / path).lexically_normal().string();
+}
+
+PipelineConfig parse_config(const std::string& yaml, const std::string& file,
+                            const std::string& base_dir) {
+  YAML::Node root;
+  try {
+    root = YAML::Load(yaml);
+  } catch (const YAML::ParserException& e) {
+    throw config_error(file + ":" + std::to_string(e.mark.line + 1) + ":" +
+                       std::to_string(e.mark.column + 1) + ": YAML syntax error: " + e.msg);
+  }
+  if (!root.IsMap()) {
+    throw config_error(file + ": a config must be a map with keys input, platform, stages, outputs");
+  }
+  check_keys(file, root, "the config", {"input", "platform", "stages", "outputs"});
+
+  PipelineConfig cfg;
+  cfg.file = file;
+  if (root["input"]) cfg.input = resolve_uri(scalar(file, root["input"], "input"), base_dir);
+  if (root["platform"]) cfg.platform = scalar(file, root["platform"], "platform");
+
+  const YAML::Node stages = root["stages"];
+  if (!stages.IsDefined() || !stages.IsSequence() || stages.size() == 0) {
+    throw config_error(yaml_where(file, stages.IsDefined() ? stages : root) +
+                       ": stages: must be a non-empty list of stages, e.g. "
+                       "[{type: to_gray}, {type: histogram}] (types: " +
+                       stage_type_names() + ")");
+  }
+  std::string previous = kFrameImage;
+  for (const auto& node : stages) {
+    cfg.stages.push_back(make_stage(file, node, previous));
+    if (cfg.stages.back()->has_output()) previous = cfg.stages.back()->output();
+  }
+  check_graph(cfg, stages);
+
+  if (const YAML::Node out = root["outputs"]) {
+    if (!out.IsMap()) throw config_error(yaml_where(file, out) + ": outputs: must be a map");
+    check_keys(file, out, "outputs", {"results", "images", "save_images"});
+    if (out["results"]) cfg.outputs.results = scalar(file, out["results"], "outputs.results");
+    if (const YAML::Node imgs = out["images"]) {
+      if (!imgs.IsSequence()) {
+        throw config_error(yaml_where(file, imgs) + ": outputs.images: must be a list of names");
+      }
+      const auto names = cfg.image_names();
+      for (const auto& n : imgs) {
+        const std::string name = scalar(file, n, "outputs.images");
+        if (name != kFrameImage && std::find(names.begin(), names.end(), name) == names.end()) {
+          std::string valid = kFrameImage;
+          for (const auto& v : names) valid += ", " + v;
+          throw config_error(yaml_where(file, n) + ": outputs.images: no image named '" + name +
+                             "' (valid: " + valid + ")");
+        }
+        cfg.outputs.images.push_back(name);
+      }
+    }
+    if (const YAML::Node s = out["save_images"]) {
+      if (!s.IsScalar() || (s.Scalar() != "true" && s.Scalar() != "false")) {
+        throw config_error(yaml_where(file, s) + ": outputs.save_images: must be true or false");
+      }
+      cfg.outputs.save_images = s.Scalar() == "true";
+    }
+  }
+  return cfg;
+}
+
+PipelineConfig load_config(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw config_error(path + ": cannot open the config file");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  const std::string dir = fs::path(path).parent_path().string();
+  return parse_config(ss.str(), path, dir.empty() ? "." : dir);
+}
+
+}  // namespace jetpipe

@@ -1,0 +1,49 @@
+// SPDX-License-Identifier: MIT
+// The pipeline configuration (one YAML file), validated in full before the first frame:
+//   input:    URI of the frames (relative paths are relative to the config file's folder)
+//   platform: auto | NAME | FILE (a profile in platforms/)
+//   stages:   [{type: ..., name: ..., input: ..., output: ..., <parameters>}, ...]
+//   outputs:  {results: results.jsonl, images: [names to save with --save-images], save_images: bool}
+#pragma once
+
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "pipeline/core/image.h"
+#include "stages/stage.h"
+
+namespace jetpipe {
+
+struct OutputsConfig {
+  std::string results = "results.jsonl";
+  std::vector<std::string> images;  // empty: every image output when saving
+  bool save_images = false;
+};
+
+struct PipelineConfig {
+  std::string file;      // as given (for messages)
+  std::string input;     // URI, resolved against the config's folder; may be empty
+  std::string platform = "auto";
+  std::vector<std::unique_ptr<Stage>> stages;
+  OutputsConfig outputs;
+
+  // Names of the images the stages write, in stage order.
+  std::vector<std::string> image_names() const;
+};
+
+// The image every pipeline starts from.
+inline constexpr const char* kFrameImage = "frame";
+
+// Loads and validates a config file. Throws jetpipe::Error (kind kConfig) naming the file, line,
+// column and key, and what would be valid.
+PipelineConfig load_config(const std::string& path);
+// The same from text (tests); `file` names it in messages, `base_dir` resolves relative inputs.
+PipelineConfig parse_config(const std::string& yaml, const std::string& file,
+                            const std::string& base_dir = ".");
+
+// Resolves a relative URI or path against a folder ("frames://x" → "frames://<dir>/x").
+std::string resolve_uri(const std::string& uri, const std::string& base_dir);
+
+}  // namespace jetpipe

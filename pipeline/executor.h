@@ -1,0 +1,50 @@
+// SPDX-License-Identifier: MIT
+// Executors run the stages on frames. The interface is a stream: submit frames in input order, take
+// records back in the same order (an executor may hold several frames in flight; flush() ends the
+// stream so every submitted frame yields its record).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "pipeline/config.h"
+#include "pipeline/io/source.h"
+#include "pipeline/platform.h"
+
+namespace jetpipe {
+
+struct FrameRecord {
+  std::int64_t index = 0;
+  std::string source;
+  int width = 0, height = 0;
+  std::string error;  // the frame failed (read or process); results are then empty
+  std::vector<std::pair<std::string, StageResult>> results;  // result stages, in stage order
+  std::vector<double> stage_ms;                              // per stage, in stage order
+  double latency_ms = 0;                                     // submit → record ready
+  std::map<std::string, HostImage> images;                   // images asked for (for sinks)
+};
+
+class Executor {
+ public:
+  virtual ~Executor() = default;
+  // Queues a frame (a frame with .error set passes straight through as an error record).
+  virtual void submit(Frame frame) = 0;
+  // Takes the next record in input order; with wait = false returns false if none is ready.
+  virtual bool take(FrameRecord* record, bool wait) = 0;
+  // Frames submitted and not yet taken.
+  virtual std::size_t in_flight() const = 0;
+};
+
+// `keep_images`: names of images copied into each record (for sinks that save them).
+std::unique_ptr<Executor> make_executor(const PipelineConfig& config,
+                                        const PlatformProfile& profile,
+                                        std::vector<std::string> keep_images);
+
+// Row boundaries of K strips over `height` rows: strip k is [b[k], b[k+1]). K is clamped to height.
+std::vector<int> strip_bounds(int height, int strips);
+
+}  // namespace jetpipe

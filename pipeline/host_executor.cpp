@@ -1,0 +1,130 @@
+// SPDX-License-Identifier: MIT
+// The host executor (memory: host): stages run on the CPU twins, each frame in K row strips. For
+// each stage and pass every strip runs before the next pass or stage, so a strip's halo reads the
+// real neighbouring rows; results equal whole-frame processing.
+#include <chrono>
+#include <deque>
+
+#include "pipeline/core/error.h"
+#include "pipeline/executor.h"
+
+namespace jetpipe {
+
+std::vector<int> strip_bounds(int height, int strips) {
+  if (strips < 1) strips = 1;
+  if (strips > height) strips = height;
+  std::vector<int> b(static_cast<std::size_t>(strips) + 1);
+  for (int k = 0; k <= strips; ++k) {
+    b[k] = static_cast<int>(static_cast<long long>(height) * k / strips);
+  }
+  return b;
+}
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double ms_since(Clock::time_point t0) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+}
+
+class HostExecutor : public Executor {
+ public:
+  HostExecutor(const PipelineConfig& cfg, const PlatformProfile& profile,
+               std::vector<std::string> keep)
+      : cfg_(cfg), chunks_(profile.chunks), keep_(std::move(keep)) {}
+
+  void submit(Frame frame) override {
+    const auto t0 = Clock::now();
+    FrameRecord rec;
+    rec.index = frame.index;
+    rec.source = frame.source;
+    rec.error = frame.error;
+    if (rec.error.empty()) {
+      rec.width = frame.image.width();
+      rec.height = frame.image.height();
+      try {
+        run(frame.image, &rec);
+      } catch (const Error& e) {
+        rec.error = "frame " + std::to_string(frame.index) + " (" + frame.source + "): " + e.what();
+        rec.results.clear();
+      }
+    }
+    rec.latency_ms = ms_since(t0);
+    done_.push_back(std::move(rec));
+  }
+
+  bool take(FrameRecord* record, bool) override {
+    if (done_.empty()) return false;
+    *record = std::move(done_.front());
+    done_.pop_front();
+    return true;
+  }
+
+  std::size_t in_flight() const override { return done_.size(); }
+
+ private:
+  // The image buffers, reallocated only when a frame's size or format changes.
+  ImageView buffer(const std::string& name, int w, int h, PixelFormat f) {
+    HostImage& img = images_[name];
+    if (img.empty() || img.width() != w || img.height() != h || img.format() != f) {
+      img = HostImage(w, h, f);
+    }
+    return img.view();
+  }
+
+  void run(const HostImage& frame, FrameRecord* rec) {
+    std::map<std::string, ImageView> views = {{kFrameImage, frame.view()}};
+    const std::vector<int> bounds = strip_bounds(frame.height(), chunks_);
+    const int strips = static_cast<int>(bounds.size()) - 1;
+    for (const auto& stage : cfg_.stages) {
+      const ImageView in = views.at(stage->input());
+      std::string why;
+      if (!stage->accepts(in.format, &why)) {
+        throw Error(stage->label() + ": image '" + stage->input() + "' is " + to_string(in.format) +
+                    ", but " + stage->type() + " " + why +
+                    (stage->input() == kFrameImage ? " (add {type: to_gray} first)" : ""));
+      }
+      ImageView out;
+      if (stage->has_output()) {
+        out = buffer(stage->output(), in.width, in.height, stage->output_format(in.format));
+        views[stage->output()] = out;
+      }
+      const auto t0 = Clock::now();
+      stage->begin_frame(in, strips);
+      for (int pass = 0; pass < stage->passes(); ++pass) {
+        for (int k = 0; k < strips; ++k) stage->run_cpu(pass, in, out, k, bounds[k], bounds[k + 1]);
+        stage->end_pass(pass);
+      }
+      StageResult r = stage->result();
+      rec->stage_ms.push_back(ms_since(t0));
+      if (!std::holds_alternative<std::monostate>(r)) {
+        rec->results.emplace_back(stage->name(), std::move(r));
+      }
+    }
+    for (const auto& name : keep_) {
+      auto it = views.find(name);
+      if (it == views.end()) continue;
+      HostImage copy(it->second.width, it->second.height, it->second.format);
+      copy_image(it->second, copy.view());
+      rec->images[name] = std::move(copy);
+    }
+  }
+
+  const PipelineConfig& cfg_;
+  int chunks_;
+  std::vector<std::string> keep_;
+  std::map<std::string, HostImage> images_;
+  std::deque<FrameRecord> done_;
+};
+
+}  // namespace
+
+std::unique_ptr<Executor> make_executor(const PipelineConfig& config,
+                                        const PlatformProfile& profile,
+                                        std::vector<std::string> keep_images) {
+  check_runnable(profile);
+  return std::make_unique<HostExecutor>(config, profile, std::move(keep_images));
+}
+
+}  // namespace jetpipe

@@ -1,0 +1,220 @@
+// SPDX-License-Identifier: MIT
+#include "pipeline/platform.h"
+
+#include <yaml-cpp/yaml.h>
+
+#include <cstdlib>
+#include <filesystem>
+
+#include "pipeline/core/error.h"
+#include "stages/params.h"
+
+#if JETPIPE_HAVE_CUDA
+#include <cuda_runtime_api.h>
+#endif
+
+namespace fs = std::filesystem;
+
+namespace jetpipe {
+
+DeviceReport query_devices() {
+  DeviceReport r;
+#if JETPIPE_HAVE_CUDA
+  r.cuda_built = true;
+  cudaRuntimeGetVersion(&r.runtime_version);
+  cudaDriverGetVersion(&r.driver_version);
+  int n = 0;
+  const cudaError_t err = cudaGetDeviceCount(&n);
+  if (err != cudaSuccess) {
+    r.runtime_error = std::string(cudaGetErrorName(err)) + ": " + cudaGetErrorString(err);
+    return r;
+  }
+  for (int i = 0; i < n; ++i) {
+    cudaDeviceProp p{};
+    if (cudaGetDeviceProperties(&p, i) != cudaSuccess) continue;
+    DeviceInfo d;
+    d.index = i;
+    d.name = p.name;
+    d.cc_major = p.major;
+    d.cc_minor = p.minor;
+    d.multiprocessors = p.multiProcessorCount;
+    d.global_memory = p.totalGlobalMem;
+    d.l2_bytes = static_cast<std::size_t>(p.l2CacheSize);
+    int v = 0;
+    cudaDeviceGetAttribute(&v, cudaDevAttrIntegrated, i);
+    d.integrated = v != 0;
+    cudaDeviceGetAttribute(&v, cudaDevAttrConcurrentManagedAccess, i);
+    d.concurrent_managed_access = v != 0;
+    cudaDeviceGetAttribute(&v, cudaDevAttrPageableMemoryAccessUsesHostPageTables, i);
+    d.pageable_memory_access_uses_host_page_tables = v != 0;
+    cudaDeviceGetAttribute(&v, cudaDevAttrCanMapHostMemory, i);
+    d.can_map_host_memory = v != 0;
+    r.devices.push_back(d);
+  }
+#endif
+  return r;
+}
+
+std::string platform_dir() {
+  if (const char* env = std::getenv("JETPIPE_PLATFORMS")) return env;
+  return std::string(JETPIPE_SOURCE_DIR) + "/platforms";
+}
+
+namespace {
+
+const char* const kBackends[] = {"cpu", "cuda"};
+const char* const kMemories[] = {"host", "copy", "pinned-chunked", "zero-copy", "managed"};
+
+template <std::size_t N>
+std::string one_of(const std::string& file, const YAML::Node& n, const char* key,
+                   const char* const (&valid)[N]) {
+  std::string list;
+  for (const char* v : valid) {
+    if (n.IsScalar() && n.Scalar() == v) return v;
+    list += (list.empty() ? "" : " | ") + std::string(v);
+  }
+  throw config_error(yaml_where(file, n) + ": " + key + ": must be one of " + list + " (got '" +
+                     (n.IsScalar() ? n.Scalar() : std::string("?")) + "')");
+}
+
+int int_in(const std::string& file, const YAML::Node& n, const char* key, int lo, int hi) {
+  try {
+    const int v = n.as<int>();
+    if (v >= lo && v <= hi) return v;
+  } catch (const YAML::Exception&) {
+  }
+  throw config_error(yaml_where(file, n) + ": " + key + ": must be an integer in " +
+                     std::to_string(lo) + ".." + std::to_string(hi));
+}
+
+// The profile `auto` picks for a device, from its attributes.
+std::string auto_profile_name(const DeviceInfo& d, std::string* why) {
+  if (!d.integrated) {
+    *why = "device 0 is a discrete GPU (cudaDevAttrIntegrated = 0, compute capability " +
+           std::to_string(d.cc_major) + "." + std::to_string(d.cc_minor) + ")";
+    return "discrete";
+  }
+  const int cc = d.cc_major * 10 + d.cc_minor;
+  *why = "device 0 is an integrated GPU with compute capability " + std::to_string(d.cc_major) +
+         "." + std::to_string(d.cc_minor);
+  if (cc >= 100) return "jetson-thor";
+  return "jetson-orin";
+}
+
+}  // namespace
+
+PlatformProfile load_platform(const std::string& path) {
+  YAML::Node root;
+  try {
+    root = YAML::LoadFile(path);
+  } catch (const YAML::BadFile&) {
+    throw config_error(path + ": cannot open the platform profile");
+  } catch (const YAML::ParserException& e) {
+    throw config_error(path + ":" + std::to_string(e.mark.line + 1) + ": YAML syntax error: " +
+                       e.msg);
+  }
+  if (!root.IsMap()) throw config_error(path + ": a platform profile must be a map");
+  PlatformProfile p;
+  p.file = path;
+  p.name = fs::path(path).stem().string();
+  for (const auto& kv : root) {
+    const std::string k = kv.first.as<std::string>();
+    const YAML::Node v = kv.second;
+    if (k == "backend") {
+      p.backend = one_of(path, v, "backend", kBackends);
+    } else if (k == "memory") {
+      p.memory = one_of(path, v, "memory", kMemories);
+    } else if (k == "chunks") {
+      p.chunks = int_in(path, v, "chunks", 1, 1024);
+    } else if (k == "streams") {
+      p.streams = int_in(path, v, "streams", 1, 64);
+    } else if (k == "frames_in_flight") {
+      p.frames_in_flight = int_in(path, v, "frames_in_flight", 1, 16);
+    } else if (k == "cuda_graphs") {
+      if (!v.IsScalar() || (v.Scalar() != "true" && v.Scalar() != "false")) {
+        throw config_error(yaml_where(path, v) + ": cuda_graphs: must be true or false");
+      }
+      p.cuda_graphs = v.Scalar() == "true";
+    } else if (k == "name" || k == "description") {
+      if (k == "name") p.name = v.as<std::string>();
+    } else {
+      throw config_error(yaml_where(path, kv.first) + ": unknown key '" + k +
+                         "' (valid: name, description, backend, memory, chunks, streams, "
+                         "frames_in_flight, cuda_graphs)");
+    }
+  }
+  if (p.backend == "cpu" && p.memory != "host") {
+    throw config_error(path + ": memory '" + p.memory + "' needs backend: cuda (cpu runs memory: host)");
+  }
+  if (p.backend == "cuda" && p.memory == "host") {
+    throw config_error(path + ": backend cuda needs a memory strategy other than host");
+  }
+  return p;
+}
+
+PlatformProfile resolve_platform(const std::string& spec, std::string* reason) {
+  std::string why;
+  std::string path;
+  if (spec.empty() || spec == "auto") {
+    const DeviceReport r = query_devices();
+    std::string name;
+    if (!r.cuda_built) {
+      name = "cpu";
+      why = "auto: this build has no CUDA backend";
+    } else if (r.devices.empty()) {
+      name = "cpu";
+      why = "auto: no CUDA device" + (r.runtime_error.empty() ? "" : " (" + r.runtime_error + ")");
+    } else {
+      std::string dev_why;
+      const std::string gpu = auto_profile_name(r.devices[0], &dev_why);
+      // The CUDA executor is not built yet: run the CPU backend and say so.
+      name = "cpu";
+      why = "auto: " + dev_why + " → " + gpu +
+            " profile, but the CUDA executor is not implemented yet, so the CPU backend runs";
+    }
+    path = platform_dir() + "/" + name + ".yaml";
+    if (!fs::exists(path)) {
+      if (reason) *reason = why + " (built-in defaults: " + path + " not found)";
+      return PlatformProfile{};
+    }
+  } else if (fs::exists(spec) && !fs::is_directory(spec)) {
+    path = spec;
+    why = "given as a file";
+  } else {
+    path = platform_dir() + "/" + spec + ".yaml";
+    if (!fs::exists(path)) {
+      std::string valid;
+      if (fs::is_directory(platform_dir())) {
+        for (const auto& e : fs::directory_iterator(platform_dir())) {
+          if (e.path().extension() == ".yaml") valid += " " + e.path().stem().string();
+        }
+      }
+      throw config_error("platform '" + spec + "': no such profile (valid: auto" + valid +
+                         ", or a path to a .yaml file)");
+    }
+    why = "given by name";
+  }
+  if (reason) *reason = why;
+  return load_platform(path);
+}
+
+void check_runnable(const PlatformProfile& p) {
+  if (p.backend == "cpu") return;
+  const std::string what = (p.file.empty() ? p.name : p.file) + ": backend " + p.backend +
+                           " with memory " + p.memory;
+#if !JETPIPE_HAVE_CUDA
+  throw config_error(what + " cannot run: this build has no CUDA (configure with nvcc on the "
+                            "PATH, or use --platform cpu)");
+#else
+  const DeviceReport r = query_devices();
+  if (r.devices.empty()) {
+    throw config_error(what + " cannot run: no CUDA device (" +
+                       (r.runtime_error.empty() ? std::string("none found") : r.runtime_error) +
+                       "); use --platform cpu");
+  }
+  throw config_error(what + " cannot run yet: the CUDA executor is not implemented in this "
+                            "version; use --platform cpu");
+#endif
+}
+
+}  // namespace jetpipe

@@ -1,0 +1,59 @@
+// SPDX-License-Identifier: MIT
+// Platform profiles (platforms/*.yaml): how a pipeline runs on the hardware at hand.
+//   backend: cpu | cuda
+//   memory: host | copy | pinned-chunked | zero-copy | managed
+//   chunks: row strips per frame; streams; frames_in_flight; cuda_graphs
+// `auto` decides from device attributes (never the device name): no CUDA device → cpu; an
+// integrated GPU → the Jetson profile for its compute capability; otherwise discrete.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace jetpipe {
+
+struct PlatformProfile {
+  std::string name = "cpu";
+  std::string file;  // where it was read from ("" for built-in defaults)
+  std::string backend = "cpu";
+  std::string memory = "host";
+  int chunks = 1;
+  int streams = 1;
+  int frames_in_flight = 1;
+  bool cuda_graphs = false;
+};
+
+// The CUDA devices this process sees (empty without CUDA or without a device).
+struct DeviceInfo {
+  int index = 0;
+  std::string name;
+  int cc_major = 0, cc_minor = 0;
+  bool integrated = false;
+  bool concurrent_managed_access = false;
+  bool pageable_memory_access_uses_host_page_tables = false;
+  bool can_map_host_memory = false;
+  int multiprocessors = 0;
+  std::size_t global_memory = 0;
+  std::size_t l2_bytes = 0;
+};
+struct DeviceReport {
+  bool cuda_built = false;
+  std::string runtime_error;  // why no device could be listed, if so
+  int driver_version = 0, runtime_version = 0;
+  std::vector<DeviceInfo> devices;
+};
+DeviceReport query_devices();
+
+// Folder of the platform profiles: $JETPIPE_PLATFORMS, else the source tree's platforms/.
+std::string platform_dir();
+
+// Reads and validates a profile; errors name the file, line, key and the valid values.
+PlatformProfile load_platform(const std::string& path);
+
+// auto | NAME (platforms/NAME.yaml) | FILE. *reason says why this profile (for `info`, summaries).
+PlatformProfile resolve_platform(const std::string& spec, std::string* reason);
+
+// Throws a config error saying why the profile cannot run in this build / on this machine.
+void check_runnable(const PlatformProfile& p);
+
+}  // namespace jetpipe

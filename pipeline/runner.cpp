@@ -1,0 +1,175 @@
+// SPDX-License-Identifier: MIT
+#include "pipeline/runner.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iomanip>
+#include <sstream>
+
+#include "pipeline/config.h"
+#include "pipeline/core/error.h"
+#include "pipeline/executor.h"
+#include "pipeline/io/image_io.h"
+#include "pipeline/io/source.h"
+#include "pipeline/platform.h"
+#include "pipeline/results_json.h"
+
+namespace fs = std::filesystem;
+
+namespace jetpipe {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double percentile(std::vector<double> v, double q) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  const std::size_t i = static_cast<std::size_t>(q * static_cast<double>(v.size() - 1) + 0.5);
+  return v[std::min(i, v.size() - 1)];
+}
+
+nlohmann::ordered_json spread(const std::vector<double>& v) {
+  return {{"p50_ms", percentile(v, 0.50)}, {"p99_ms", percentile(v, 0.99)}, {"samples", v.size()}};
+}
+
+std::string frame_file_name(const std::string& image, std::int64_t index, PixelFormat f) {
+  std::ostringstream os;
+  os << image << '_' << std::setw(6) << std::setfill('0') << index << '.'
+     << preferred_extension(f);
+  return os.str();
+}
+
+// Writes each record as one line and flushes it, so a crash or a kill loses nothing written.
+class ResultsWriter {
+ public:
+  explicit ResultsWriter(const fs::path& path) : path_(path), out_(path, std::ios::trunc) {
+    if (!out_) throw Error(path.string() + ": cannot write the results file");
+  }
+  void write(const nlohmann::ordered_json& j) {
+    out_ << j.dump() << '\n';
+    out_.flush();
+    if (!out_) throw Error(path_.string() + ": write failed (disk full?)");
+  }
+
+ private:
+  fs::path path_;
+  std::ofstream out_;
+};
+
+}  // namespace
+
+RunSummary run_pipeline(const RunOptions& opt) {
+  // Everything that can be wrong with the config, platform or input is found before writing.
+  const PipelineConfig cfg = load_config(opt.config);
+  std::string platform_reason;
+  const std::string platform_spec = opt.platform.empty() ? cfg.platform : opt.platform;
+  const PlatformProfile profile = resolve_platform(platform_spec, &platform_reason);
+  const std::string uri = opt.input.empty() ? cfg.input : opt.input;
+  if (uri.empty()) {
+    throw config_error(cfg.file + ": no input: set `input:` in the config or pass --input URI");
+  }
+  const bool save = opt.save_images || cfg.outputs.save_images;
+  std::vector<std::string> keep;
+  if (save) keep = cfg.outputs.images.empty() ? cfg.image_names() : cfg.outputs.images;
+  std::unique_ptr<Executor> exec = make_executor(cfg, profile, keep);
+  std::unique_ptr<Source> source = open_source(uri);
+
+  const fs::path dir(opt.output_dir);
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec) throw Error(dir.string() + ": cannot create the output folder: " + ec.message());
+  if (save) fs::create_directories(dir / "images");
+  ResultsWriter results(dir / cfg.outputs.results);
+
+  RunSummary sum;
+  std::vector<std::vector<double>> stage_ms(cfg.stages.size());
+  std::vector<double> latency_ms;
+  const std::optional<std::int64_t> total = source->total();
+  const bool progress = opt.progress && isatty(STDERR_FILENO);
+  const auto t0 = Clock::now();
+  auto elapsed = [&] { return std::chrono::duration<double>(Clock::now() - t0).count(); };
+
+  auto drain = [&](bool wait) {
+    FrameRecord rec;
+    while (exec->take(&rec, wait)) {
+      results.write(record_to_json(rec));
+      if (rec.error.empty()) {
+        ++sum.processed;
+        for (std::size_t i = 0; i < rec.stage_ms.size() && i < stage_ms.size(); ++i) {
+          stage_ms[i].push_back(rec.stage_ms[i]);
+        }
+        latency_ms.push_back(rec.latency_ms);
+        for (const auto& [name, img] : rec.images) {
+          write_image((dir / "images" / frame_file_name(name, rec.index, img.format())).string(),
+                      img.view());
+        }
+      } else {
+        ++sum.failed;
+        std::fprintf(stderr, "jetpipe: %s\n", rec.error.c_str());
+        if (opt.strict) sum.stopped_early = true;
+      }
+      if (progress) {
+        const double s = elapsed();
+        std::fprintf(stderr, "\r%lld/%s frames  %.1f fps ", static_cast<long long>(sum.read),
+                     total ? std::to_string(*total).c_str() : "?", s > 0 ? sum.read / s : 0.0);
+      }
+    }
+  };
+
+  while (!sum.stopped_early && (opt.max_frames < 0 || sum.read < opt.max_frames)) {
+    Frame frame;
+    try {
+      if (!source->next(&frame)) break;
+    } catch (const Error& e) {
+      sum.source_error = e.what();
+      sum.stopped_early = true;
+      break;
+    }
+    ++sum.read;
+    exec->submit(std::move(frame));
+    drain(false);
+  }
+  while (exec->in_flight() > 0) drain(true);
+  if (progress) std::fprintf(stderr, "\n");
+  sum.wall_s = elapsed();
+
+  nlohmann::ordered_json s;
+  s["version"] = JETPIPE_VERSION;
+  s["config"] = cfg.file;
+  s["input"] = uri;
+  s["source"] = source->describe();
+  s["frames"] = {{"read", sum.read},
+                 {"processed", sum.processed},
+                 {"failed", sum.failed},
+                 {"dropped", sum.dropped}};
+  s["wall_time_s"] = sum.wall_s;
+  s["fps"] = sum.wall_s > 0 ? static_cast<double>(sum.read) / sum.wall_s : 0.0;
+  s["latency"] = spread(latency_ms);
+  nlohmann::ordered_json stages = nlohmann::ordered_json::object();
+  for (std::size_t i = 0; i < cfg.stages.size(); ++i) {
+    stages[cfg.stages[i]->name()] = spread(stage_ms[i]);
+    stages[cfg.stages[i]->name()]["type"] = cfg.stages[i]->type();
+  }
+  s["stages"] = stages;
+  s["platform"] = {{"name", profile.name},
+                   {"file", profile.file},
+                   {"reason", platform_reason},
+                   {"backend", profile.backend},
+                   {"memory", profile.memory},
+                   {"chunks", profile.chunks},
+                   {"streams", profile.streams},
+                   {"frames_in_flight", profile.frames_in_flight},
+                   {"cuda_graphs", profile.cuda_graphs}};
+  if (!sum.source_error.empty()) s["source_error"] = sum.source_error;
+  if (opt.strict && sum.failed > 0) s["stopped_by"] = "--strict";
+  std::ofstream(dir / "summary.json") << s.dump(2) << '\n';
+  return sum;
+}
+
+}  // namespace jetpipe

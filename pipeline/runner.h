@@ -1,0 +1,34 @@
+// SPDX-License-Identifier: MIT
+// One run of a pipeline over a source, writing the contract files into an output folder:
+//   results.jsonl   one JSON object per input frame, in input order, flushed as it is written
+//   summary.json    counts, wall time, fps, per-stage p50/p99, platform
+//   images/<name>_<frame:06>.<ext>   with save_images
+// Config and platform errors are thrown before anything is written.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace jetpipe {
+
+struct RunOptions {
+  std::string config;      // path of the YAML config
+  std::string input;       // overrides the config's input when set (relative to the cwd)
+  std::string output_dir = "out";
+  std::string platform;    // overrides the config's platform when set
+  std::int64_t max_frames = -1;
+  bool save_images = false;
+  bool strict = false;     // stop at the first failed frame
+  bool progress = false;   // frames done/total and fps on stderr
+};
+
+struct RunSummary {
+  std::int64_t read = 0, processed = 0, failed = 0, dropped = 0;
+  double wall_s = 0;
+  bool stopped_early = false;  // --strict stopped the run, or the source failed
+  std::string source_error;    // the source could not go on
+};
+
+RunSummary run_pipeline(const RunOptions& options);
+
+}  // namespace jetpipe

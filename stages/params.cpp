@@ -1,0 +1,203 @@
+// SPDX-License-Identifier: MIT
+#include "stages/params.h"
+
+#include <cmath>
+#include <sstream>
+
+#include "pipeline/core/error.h"
+
+namespace jetpipe {
+
+namespace {
+
+std::string fmt_number(double v) {
+  std::ostringstream os;
+  os << v;
+  return os.str();
+}
+
+bool as_number(const YAML::Node& n, double* out) {
+  if (!n.IsScalar()) return false;
+  try {
+    *out = n.as<double>();
+    return std::isfinite(*out);
+  } catch (const YAML::Exception&) {
+    return false;
+  }
+}
+
+std::string scalar_text(const YAML::Node& n) {
+  if (n.IsScalar()) return "'" + n.Scalar() + "'";
+  if (n.IsSequence()) return "a list";
+  if (n.IsMap()) return "a map";
+  return "nothing";
+}
+
+}  // namespace
+
+std::string yaml_where(const std::string& file, const YAML::Node& node) {
+  const YAML::Mark m = node.Mark();
+  if (m.line < 0) return file;
+  return file + ":" + std::to_string(m.line + 1) + ":" + std::to_string(m.column + 1);
+}
+
+std::string describe_spec(const ParamSpec& s) {
+  auto range = [&] { return fmt_number(s.min) + ".." + fmt_number(s.max); };
+  auto choices = [&] {
+    std::string out;
+    for (std::size_t i = 0; i < s.choices.size(); ++i) out += (i ? " | " : "") + s.choices[i];
+    return out;
+  };
+  switch (s.type) {
+    case ParamType::kInt: return "an integer in " + range();
+    case ParamType::kNumber: return "a number in " + range();
+    case ParamType::kBool: return "true or false";
+    case ParamType::kChoice: return "one of " + choices();
+    case ParamType::kNumberOrChoice: return "a number in " + range() + " or " + choices();
+    case ParamType::kRange: return "[lo, hi] with lo < hi, in " + range();
+    case ParamType::kMatrix:
+      return "rows of numbers (odd rows and columns, up to " + fmt_number(s.max) + " each)";
+  }
+  return "?";
+}
+
+Params::Params(std::string file, std::string stage_label, const YAML::Node& node,
+               const std::vector<ParamSpec>* specs, const std::vector<std::string>& common_keys)
+    : file_(std::move(file)), label_(std::move(stage_label)), node_(node), specs_(specs) {
+  for (const auto& kv : node_) {
+    const std::string key = kv.first.as<std::string>();
+    bool known = false;
+    for (const auto& c : common_keys) known = known || c == key;
+    for (const auto& s : *specs_) known = known || s.key == key;
+    if (!known) {
+      std::string valid;
+      for (const auto& c : common_keys) valid += (valid.empty() ? "" : ", ") + c;
+      for (const auto& s : *specs_) valid += (valid.empty() ? "" : ", ") + s.key;
+      throw config_error(yaml_where(file_, kv.first) + ": " + label_ + ": unknown key '" + key +
+                         "' (valid keys: " + valid + ")");
+    }
+  }
+  // Validate every given value (and that required ones are present) now, before any frame.
+  for (const auto& s : *specs_) {
+    if (!has(s.key)) {
+      if (s.required) fail(s.key, "is required: " + describe_spec(s));
+      continue;
+    }
+    switch (s.type) {
+      case ParamType::kInt: get_int(s.key); break;
+      case ParamType::kNumber: get_number(s.key); break;
+      case ParamType::kBool: get_bool(s.key); break;
+      case ParamType::kChoice: get_string(s.key); break;
+      case ParamType::kNumberOrChoice: is_choice(s.key) ? (void)get_string(s.key) : (void)get_number(s.key); break;
+      case ParamType::kRange: get_range(s.key); break;
+      case ParamType::kMatrix: get_matrix(s.key); break;
+    }
+  }
+}
+
+const ParamSpec& Params::spec(const std::string& key) const {
+  for (const auto& s : *specs_) {
+    if (s.key == key) return s;
+  }
+  throw Error("internal: stage " + label_ + " reads undeclared parameter '" + key + "'");
+}
+
+bool Params::has(const std::string& key) const { return node_[key].IsDefined(); }
+
+YAML::Node Params::value(const std::string& key) const {
+  const ParamSpec& s = spec(key);
+  if (has(key)) return node_[key];
+  if (s.default_value.empty()) fail(key, "has no value and no default");
+  return YAML::Load(s.default_value);
+}
+
+void Params::fail(const std::string& key, const std::string& message) const {
+  const YAML::Node n = node_[key];
+  const std::string where = n.IsDefined() ? yaml_where(file_, n) : yaml_where(file_, node_);
+  throw config_error(where + ": " + label_ + ": " + key + ": " + message);
+}
+
+int Params::get_int(const std::string& key) const {
+  const ParamSpec& s = spec(key);
+  const YAML::Node n = value(key);
+  double v;
+  if (!as_number(n, &v) || v != std::floor(v) || v < s.min || v > s.max) {
+    fail(key, "must be " + describe_spec(s) + " (got " + scalar_text(n) + ")");
+  }
+  return static_cast<int>(v);
+}
+
+double Params::get_number(const std::string& key) const {
+  const ParamSpec& s = spec(key);
+  const YAML::Node n = value(key);
+  double v;
+  if (!as_number(n, &v) || v < s.min || v > s.max) {
+    fail(key, "must be " + describe_spec(s) + " (got " + scalar_text(n) + ")");
+  }
+  return v;
+}
+
+bool Params::get_bool(const std::string& key) const {
+  const ParamSpec& s = spec(key);
+  const YAML::Node n = value(key);
+  if (n.IsScalar() && (n.Scalar() == "true" || n.Scalar() == "false")) return n.Scalar() == "true";
+  fail(key, "must be " + describe_spec(s) + " (got " + scalar_text(n) + ")");
+}
+
+bool Params::is_choice(const std::string& key) const {
+  const ParamSpec& s = spec(key);
+  const YAML::Node n = value(key);
+  if (!n.IsScalar()) return false;
+  for (const auto& c : s.choices) {
+    if (n.Scalar() == c) return true;
+  }
+  return false;
+}
+
+std::string Params::get_string(const std::string& key) const {
+  const ParamSpec& s = spec(key);
+  const YAML::Node n = value(key);
+  if (is_choice(key)) return n.Scalar();
+  fail(key, "must be " + describe_spec(s) + " (got " + scalar_text(n) + ")");
+}
+
+std::vector<double> Params::get_range(const std::string& key) const {
+  const ParamSpec& s = spec(key);
+  const YAML::Node n = value(key);
+  double lo, hi;
+  if (!n.IsSequence() || n.size() != 2 || !as_number(n[0], &lo) || !as_number(n[1], &hi) ||
+      !(lo < hi) || lo < s.min || hi > s.max) {
+    fail(key, "must be " + describe_spec(s));
+  }
+  return {lo, hi};
+}
+
+std::vector<std::vector<double>> Params::get_matrix(const std::string& key) const {
+  const ParamSpec& s = spec(key);
+  const YAML::Node n = value(key);
+  const int limit = static_cast<int>(s.max);
+  if (!n.IsSequence() || n.size() == 0) fail(key, "must be " + describe_spec(s));
+  std::vector<std::vector<double>> rows;
+  for (const auto& r : n) {
+    if (!r.IsSequence() || r.size() == 0) fail(key, "must be " + describe_spec(s));
+    std::vector<double> row;
+    for (const auto& e : r) {
+      double v;
+      if (!as_number(e, &v)) fail(key, "has a non-number entry " + scalar_text(e));
+      row.push_back(v);
+    }
+    if (!rows.empty() && row.size() != rows[0].size()) {
+      fail(key, "rows differ in length (" + std::to_string(rows[0].size()) + " and " +
+                    std::to_string(row.size()) + ")");
+    }
+    rows.push_back(std::move(row));
+  }
+  const int nr = static_cast<int>(rows.size()), nc = static_cast<int>(rows[0].size());
+  if (nr % 2 == 0 || nc % 2 == 0 || nr > limit || nc > limit) {
+    fail(key, "is " + std::to_string(nr) + "x" + std::to_string(nc) + ": must be " +
+                  describe_spec(s));
+  }
+  return rows;
+}
+
+}  // namespace jetpipe

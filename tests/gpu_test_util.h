@@ -1,0 +1,36 @@
+// SPDX-License-Identifier: MIT
+// GPU tests: skip with a reason when the build has no CUDA or the machine has no device; device
+// images uploaded from / downloaded to host images; poisoned outputs.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include "pipeline/core/image.h"
+
+#if JETPIPE_HAVE_CUDA
+#include <cuda_runtime_api.h>
+
+#include "pipeline/core/cuda_memory.h"
+#endif
+
+namespace jetpipe::test {
+
+// Empty when a CUDA device can run kernels, else why not.
+std::string gpu_unavailable_reason();
+
+#define JP_REQUIRE_GPU()                                                     \
+  do {                                                                       \
+    const std::string jp_why = ::jetpipe::test::gpu_unavailable_reason();    \
+    if (!jp_why.empty()) GTEST_SKIP() << "no GPU: " << jp_why;               \
+  } while (0)
+
+#if JETPIPE_HAVE_CUDA
+// A device copy of a host image, with rows `pad_bytes` longer than needed (0: cudaMallocPitch).
+DeviceImage upload(const ImageView& host, std::size_t pad_bytes = 0);
+// A host copy of a device view.
+HostImage download(const ImageView& device);
+// Fills a device view with 0xA5 bytes (an unwritten pixel then fails the comparison).
+void poison_device(const ImageView& device);
+#endif
+
+}  // namespace jetpipe::test

@@ -1,0 +1,172 @@
+// SPDX-License-Identifier: MIT
+// Config validation: every bad case gives one config error naming file, line, column and key.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "pipeline/config.h"
+#include "pipeline/core/error.h"
+#include "pipeline/platform.h"
+#include "pipeline/runner.h"
+
+namespace jetpipe {
+namespace {
+
+// Parses and returns the config error's message ("" if it parsed).
+std::string config_error_of(const std::string& yaml) {
+  try {
+    parse_config(yaml, "bad.yaml");
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::kConfig) << e.what();
+    return e.what();
+  }
+  return "";
+}
+
+struct BadCase {
+  const char* name;
+  const char* yaml;
+  const char* where;     // "file:line:column"
+  const char* expected;  // a fragment of the message
+};
+
+class ConfigErrors : public ::testing::TestWithParam<BadCase> {};
+
+TEST_P(ConfigErrors, NamesFileLineColumnAndKey) {
+  const BadCase& c = GetParam();
+  const std::string msg = config_error_of(c.yaml);
+  ASSERT_FALSE(msg.empty()) << c.name << " was accepted";
+  EXPECT_NE(msg.find(c.where), std::string::npos) << msg;
+  EXPECT_NE(msg.find(c.expected), std::string::npos) << msg;
+}
+
+const BadCase kBad[] = {
+    {"unknown_top_key", "input: x\nstagse: []\n", "bad.yaml:2:1", "unknown key 'stagse'"},
+    {"no_stages", "input: x\n", "bad.yaml", "stages: must be a non-empty list"},
+    {"unknown_type", "stages:\n  - {type: blurr}\n", "bad.yaml:2:12", "unknown stage type 'blurr'"},
+    {"unknown_stage_key", "stages:\n  - {type: gaussian, ksise: 5}\n", "bad.yaml:2:22",
+     "unknown key 'ksise'"},
+    {"wrong_type", "stages:\n  - {type: gaussian, ksize: five}\n", "bad.yaml:2:29",
+     "ksize: must be an integer"},
+    {"even_ksize", "stages:\n  - {type: gaussian, ksize: 4}\n", "bad.yaml:2:29", "must be odd"},
+    {"out_of_range", "stages:\n  - {type: histogram, bins: 300}\n", "bad.yaml:2:29",
+     "bins: must be an integer in 1..256"},
+    {"bad_border", "stages:\n  - {type: box, border: mirror}\n", "bad.yaml:2:25",
+     "border: must be one of constant | replicate | reflect | reflect101 | wrap"},
+    {"bad_bool", "stages:\n  - {type: box, normalize: yes please}\n", "bad.yaml:2:28",
+     "normalize: must be true or false"},
+    {"bad_range", "stages:\n  - {type: histogram, range: [100, 50]}\n", "bad.yaml:2:30",
+     "range: must be [lo, hi]"},
+    {"bad_kernel", "stages:\n  - {type: convolve, kernel: [[1, 2], [3, 4]]}\n", "bad.yaml:2:30",
+     "is 2x2: must be rows of numbers (odd"},
+    {"ragged_kernel", "stages:\n  - {type: convolve, kernel: [[1, 2, 3], [4]]}\n", "bad.yaml:2:30",
+     "rows differ in length"},
+    {"missing_kernel", "stages:\n  - {type: convolve}\n", "bad.yaml:2:5", "kernel: is required"},
+    {"no_earlier_input", "stages:\n  - {type: to_gray}\n  - {type: stats, input: blurred}\n",
+     "bad.yaml:3:26", "input 'blurred' is not an earlier image (valid: frame, to_gray)"},
+    {"later_input",
+     "stages:\n  - {type: stats, input: g}\n  - {type: to_gray, name: g}\n", "bad.yaml:2:26",
+     "input 'g' is not an earlier image"},
+    {"histogram_on_float",
+     "stages:\n  - {type: to_gray}\n  - {type: harris, name: r}\n  - {type: histogram}\n",
+     "bad.yaml:4:5", "input 'r' is f32 (from stage 'r' (harris)), but histogram accepts gray8"},
+    {"duplicate_name", "stages:\n  - {type: to_gray, name: a}\n  - {type: stats, name: a}\n",
+     "bad.yaml:3:5", "name 'a' is used by an earlier stage"},
+    {"duplicate_output",
+     "stages:\n  - {type: to_gray, name: a}\n  - {type: box, name: b, output: a}\n", "bad.yaml:3:5",
+     "output 'a' is already written"},
+    {"detect_both", "stages:\n  - {type: detect, threshold: 1, quality: 0.1}\n", "bad.yaml:2:43",
+     "either threshold (absolute) or quality"},
+    {"sobel_orders", "stages:\n  - {type: sobel, dx: 0, dy: 0}\n", "bad.yaml:2:23",
+     "dx + dy must be at least 1"},
+    {"yaml_syntax", "stages:\n  - {type: box, ksize: [3\n", "bad.yaml:3", "YAML syntax error"},
+    {"stage_not_map", "stages:\n  - gaussian\n", "bad.yaml:2:5", "a stage must be a map"},
+    {"unknown_output_key", "stages: [{type: to_gray}]\noutputs: {resluts: x.jsonl}\n",
+     "bad.yaml:2:11", "unknown key 'resluts' in outputs"},
+    {"unknown_output_image", "stages: [{type: to_gray}]\noutputs: {images: [blur]}\n",
+     "bad.yaml:2:20", "no image named 'blur' (valid: frame, to_gray)"},
+};
+
+INSTANTIATE_TEST_SUITE_P(Bad, ConfigErrors, ::testing::ValuesIn(kBad),
+                         [](const auto& info) { return std::string(info.param.name); });
+
+TEST(ConfigParse, DefaultsAndWiring) {
+  const PipelineConfig c = parse_config(
+      "input: frames://x\nstages:\n  - {type: to_gray}\n  - {type: gaussian, name: blur}\n"
+      "  - {type: histogram}\n  - {type: sobel, name: sx, input: to_gray, output: abs8}\n",
+      "ok.yaml", "/base");
+  ASSERT_EQ(c.stages.size(), 4u);
+  EXPECT_EQ(c.input, "frames:///base/x");
+  EXPECT_EQ(c.stages[0]->input(), "frame");
+  EXPECT_EQ(c.stages[1]->input(), "to_gray");
+  EXPECT_EQ(c.stages[1]->output(), "blur");
+  EXPECT_EQ(c.stages[2]->input(), "blur");
+  EXPECT_FALSE(c.stages[2]->has_output());
+  EXPECT_EQ(c.stages[3]->output(), "sx");  // sobel's `output` key is its format
+  EXPECT_EQ(c.stages[3]->output_format(PixelFormat::kGray8), PixelFormat::kGray8);
+}
+
+TEST(ConfigParse, ShippedConfigsAreValid) {
+  for (const auto& e : std::filesystem::directory_iterator(JETPIPE_SOURCE_DIR "/config")) {
+    EXPECT_NO_THROW(load_config(e.path().string())) << e.path();
+  }
+  for (const auto& e :
+       std::filesystem::directory_iterator(JETPIPE_SOURCE_DIR "/tests/regression/configs")) {
+    EXPECT_NO_THROW(load_config(e.path().string())) << e.path();
+  }
+}
+
+TEST(ConfigRun, BadConfigWritesNothing) {
+  const auto dir = std::filesystem::temp_directory_path() / "jetpipe_bad_config";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  const auto cfg = dir / "bad.yaml";
+  std::ofstream(cfg) << "input: test://noise\nstages:\n  - {type: histogram, bins: 0}\n";
+  RunOptions o;
+  o.config = cfg.string();
+  o.output_dir = (dir / "out").string();
+  try {
+    run_pipeline(o);
+    FAIL() << "accepted";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::kConfig);
+    EXPECT_NE(std::string(e.what()).find("bad.yaml:3:"), std::string::npos) << e.what();
+  }
+  EXPECT_FALSE(std::filesystem::exists(dir / "out"));
+  std::filesystem::remove_all(dir);
+}
+
+TEST(Platform, ProfilesLoadAndValidate) {
+  for (const char* name : {"cpu", "discrete", "jetson-orin", "jetson-thor"}) {
+    std::string why;
+    const PlatformProfile p = resolve_platform(name, &why);
+    EXPECT_EQ(p.name, name);
+  }
+  std::string why;
+  const PlatformProfile a = resolve_platform("auto", &why);
+  EXPECT_FALSE(why.empty());
+  EXPECT_NO_THROW(check_runnable(a)) << why;
+  try {
+    resolve_platform("nonesuch", &why);
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::kConfig);
+    EXPECT_NE(std::string(e.what()).find("valid: auto"), std::string::npos) << e.what();
+  }
+  const auto f = std::filesystem::temp_directory_path() / "jetpipe_bad_platform.yaml";
+  std::ofstream(f) << "backend: cpu\nmemory: zero-copy\n";
+  EXPECT_THROW(load_platform(f.string()), Error);
+  std::ofstream(f) << "backend: cuda\nmemory: pinned\n";
+  try {
+    load_platform(f.string());
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find(":2:9: memory: must be one of"), std::string::npos)
+        << e.what();
+  }
+  std::filesystem::remove(f);
+}
+
+}  // namespace
+}  // namespace jetpipe

@@ -1,0 +1,62 @@
+// SPDX-License-Identifier: MIT
+#include <cstdio>
+
+#include "pipeline/core/error.h"
+#include "pipeline/io/image_io.h"
+#include "pipeline/platform.h"
+#include "stages/registry.h"
+#include "tools/cli/commands.h"
+
+namespace jetpipe::cli {
+
+int cmd_info() {
+  std::printf("jetpipe %s\n", JETPIPE_VERSION);
+  std::printf("build: CUDA %s, OpenCV %s, GStreamer %s\n", JETPIPE_HAVE_CUDA ? "yes" : "no",
+              JETPIPE_HAVE_OPENCV ? "yes" : "no", JETPIPE_HAVE_GSTREAMER ? "yes" : "no");
+  std::printf("frame files: PGM/PPM%s\n",
+              have_opencv_codecs() ? ", PNG, JPEG, BMP, TIFF (OpenCV)" : "");
+  const DeviceReport r = query_devices();
+  if (r.cuda_built) {
+    std::printf("CUDA runtime %d, driver %d\n", r.runtime_version, r.driver_version);
+    if (!r.runtime_error.empty()) std::printf("devices: none (%s)\n", r.runtime_error.c_str());
+    for (const auto& d : r.devices) {
+      std::printf(
+          "device %d: %s, compute capability %d.%d, %d SMs, %.1f GiB, L2 %.0f MiB, %s, "
+          "concurrent managed access %s, host page tables %s, map host memory %s\n",
+          d.index, d.name.c_str(), d.cc_major, d.cc_minor, d.multiprocessors,
+          static_cast<double>(d.global_memory) / (1 << 30),
+          static_cast<double>(d.l2_bytes) / (1 << 20), d.integrated ? "integrated" : "discrete",
+          d.concurrent_managed_access ? "yes" : "no",
+          d.pageable_memory_access_uses_host_page_tables ? "yes" : "no",
+          d.can_map_host_memory ? "yes" : "no");
+    }
+  }
+  std::printf("platform profiles: %s\n", platform_dir().c_str());
+  std::string reason;
+  try {
+    const PlatformProfile p = resolve_platform("auto", &reason);
+    std::printf("platform auto: %s (backend %s, memory %s, chunks %d)\n  because %s\n",
+                p.name.c_str(), p.backend.c_str(), p.memory.c_str(), p.chunks, reason.c_str());
+  } catch (const Error& e) {
+    std::printf("platform auto: error: %s\n", e.what());
+  }
+  std::printf("stage types: %s\n", stage_type_names().c_str());
+  return 0;
+}
+
+int cmd_stages() {
+  for (const auto& t : stage_types()) {
+    std::printf("%s: %s\n", t.type.c_str(), t.doc.c_str());
+    std::printf("    keys: ");
+    for (const auto& k : common_keys(t)) std::printf("%s ", k.c_str());
+    std::printf("\n");
+    for (const auto& p : t.params) {
+      std::printf("    %-15s %s%s%s; %s\n", p.key.c_str(), describe_spec(p).c_str(),
+                  p.default_value.empty() ? "" : ", default ", p.default_value.c_str(),
+                  p.doc.c_str());
+    }
+  }
+  return 0;
+}
+
+}  // namespace jetpipe::cli

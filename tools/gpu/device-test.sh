@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# On the GPU machine: configure, build (sm_90), run every test (GPU tests included) and the
+# regression suite; logs under $OUT. Usage: tools/gpu/device-test.sh [extra ctest args]
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+OUT=${OUT:-/tmp/jetpipe-out}
+mkdir -p "$OUT"
+nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv > "$OUT/gpu.txt" 2>&1
+cat "$OUT/gpu.txt"
+cmake -S . -B build-dev -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
+  -DJETPIPE_DEPS_DIR="$PWD/.deps" -DJETPIPE_GTEST_SOURCE="$PWD/.deps/googletest" \
+  > "$OUT/configure.log" 2>&1 || { tail -30 "$OUT/configure.log"; exit 1; }
+grep "jetpipe " "$OUT/configure.log"
+cmake --build build-dev -j 16 > "$OUT/build.log" 2>&1 || { grep -E "error|Error" -A5 "$OUT/build.log" | head -60; exit 1; }
+grep -iE "warning" "$OUT/build.log" | head -20
+ctest --test-dir build-dev --output-on-failure -j 4 "$@" > "$OUT/ctest.log" 2>&1
+rc=$?
+grep -E "tests passed|tests failed|Failed|\*\*\*|Skipped|Not Run" "$OUT/ctest.log" | head -60
+exit $rc

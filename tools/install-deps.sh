@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Installs the Debian packages jetpipe builds and tests with, if any is missing. Idempotent and
+# non-interactive; needs root (or sudo). The CUDA toolkit is not a Debian package here: nvcc is used
+# when found (on the PATH or in /usr/local/cuda), else the CPU backend builds alone.
+set -euo pipefail
+packages=(
+  cmake ninja-build g++ pkg-config             # build
+  libyaml-cpp-dev nlohmann-json3-dev libcli11-dev  # required
+  libopencv-dev                                # optional: PNG/JPEG/TIFF frames, video files, parity tests
+  libgtest-dev                                 # tests
+  opencv-doc                                   # sample video and photos used by configs and tests
+)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "install-deps: all ${#packages[@]} packages present"
+  exit 0
+fi
+echo "install-deps: installing ${missing[*]}"
+sudo=""
+[ "$(id -u)" -eq 0 ] || sudo="sudo"
+export DEBIAN_FRONTEND=noninteractive
+$sudo apt-get update -qq
+$sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+echo "install-deps: done"
