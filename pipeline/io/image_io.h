@@ -11,8 +11,10 @@ namespace jetpipe {
 
 bool have_opencv_codecs();
 
-// Reads a GRAY8 or BGR8 image (colour PPM/PNG/JPEG are returned as BGR8). Throws jetpipe::Error
-// (kind kInput) naming the file and what is wrong (missing, truncated, not an image, unsupported).
+// Reads a GRAY8 or BGR8 image (colour PPM/PNG/JPEG are returned as BGR8; alpha is dropped). Throws
+// jetpipe::Error (kind kInput) naming the file and what is wrong (missing, truncated, not an image,
+// unsupported: 16-bit unsigned, PNM maxval > 255). Files write_image made of S16/F32 read back too:
+// .pfm as F32, single-channel .tiff as S16 or F32.
 HostImage read_image(const std::string& path);
 
 // Writes the image; the extension picks the codec (.pgm/.ppm/.pfm built in; others need OpenCV).
@@ -22,7 +24,8 @@ void write_image(const std::string& path, const ImageView& image);
 // The extension write_image should use for this format on this build ("png", "pgm", "tiff", ...).
 std::string preferred_extension(PixelFormat format);
 
-// Natural ("human") order: "frame2" < "frame10".
+// Natural ("human") order: "frame2" < "frame10". Digit runs compare by value, text byte by byte;
+// on a tie, the first digit run of different length decides, shorter first ("f10" < "f010").
 bool natural_less(const std::string& a, const std::string& b);
 
 }  // namespace jetpipe

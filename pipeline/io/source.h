@@ -3,10 +3,19 @@
 //   frames://DIR            every frame file in DIR (natural sort order)
 //   frames://DIR/*.png      a glob (the pattern's directory, '*' and '?' in the file name)
 //   DIR or a glob           the same, without the scheme
-//   file://clip.y4m         YUV4MPEG2 (built in; 4:2:0 / 4:2:2 / 4:4:4 / mono, 8-bit)
+//   file://clip.y4m         YUV4MPEG2 (built in; 4:2:0 / 4:2:2 / 4:4:4 / 4:1:1 / mono, 8-bit)
 //   file://clip.avi         any video OpenCV's VideoCapture opens (when built with OpenCV)
+//   FILE                    a plain path to a file: the same as file://FILE
 //   test://NAME[?w=W&h=H&frames=N&format=gray8|bgr8]   synthetic moving patterns, deterministic
 // Frame files: PGM / PPM (P2, P3, P5, P6; 8-bit) built in; PNG / JPEG / BMP / TIFF through OpenCV.
+// Folders list files by extension (case-insensitive), skip hidden files, sort with natural_less;
+// glob wildcards are case-sensitive. Frame.source is the file name.
+// y4m frames are GRAY8, read from the luma plane (chroma skipped; the stages work on gray);
+// Frame.source "clip.y4m#3". A truncated last frame comes with .error set, then the end.
+// Video (VideoCapture) frames are BGR8, Frame.source "clip.avi#3 t=120" (ms); a read failure ends.
+// test:// patterns: gradient (scrolling ramps), checker (moving checkerboard), noise (seeded by the
+// frame index), blobs (four Gaussian spots, sigma min(w,h)/32, bouncing); defaults 640x480, 30
+// frames, bgr8; Frame.source "test:blobs#3".
 #pragma once
 
 #include <cstdint>

@@ -1,0 +1,53 @@
+// SPDX-License-Identifier: MIT
+// Private to pipeline/io: codecs and source factories shared by the .cpp files of this folder.
+// Decoders here throw jetpipe::Error whose message is the problem only ("truncated PNM data: ...");
+// the public entry points prefix the file ("x.pgm: ...") or the frame ("frame 3 (x.pgm): ...").
+#pragma once
+
+#include <cstdint>
+#include <cstdio>
+#include <memory>
+#include <string>
+
+#include "pipeline/core/error.h"
+#include "pipeline/core/image.h"
+#include "pipeline/io/source.h"
+
+namespace jetpipe::io_detail {
+
+struct FileCloser {
+  void operator()(std::FILE* f) const { std::fclose(f); }
+};
+using FilePtr = std::unique_ptr<std::FILE, FileCloser>;
+
+// Opens a file for reading or writing ("rb"/"wb"); throws a problem-only Error saying why it
+// failed.
+FilePtr open_file(const std::string& path, const char* mode);
+// Size in bytes of a regular file; throws "no such file" / "is a directory" / "not a regular file".
+std::uint64_t regular_file_size(const std::string& path);
+
+// "png" for "dir/A.PNG"; empty when there is no extension.
+std::string lower_extension(const std::string& path);
+// "A.PNG" for "dir/A.PNG".
+std::string file_name(const std::string& path);
+// Extensions listed by frame folders: pgm ppm pnm png jpg jpeg bmp tif tiff (lower case).
+bool is_frame_extension(const std::string& lower_ext);
+bool is_opencv_extension(const std::string& lower_ext);
+
+// Built-in codecs (problem-only errors). PNM: P2/P3/P5/P6, maxval 1..255 (scaled to 0..255), colour
+// returned as BGR8. PFM: grey "Pf" only, returned as F32.
+HostImage read_pnm(const std::string& path);
+HostImage read_pfm(const std::string& path);
+void write_pnm(const std::string& path, const ImageView& image);  // GRAY8 → P5, BGR8/RGB8 → P6
+void write_pfm(const std::string& path, const ImageView& image);  // F32 or S16 (as float)
+
+// Any supported image file, chosen by extension (content sniffed for unknown ones).
+HostImage decode_image_file(const std::string& path);
+
+// Source factories; `uri` is what the user wrote (for messages).
+std::unique_ptr<Source> open_frames_source(const std::string& uri, const std::string& spec);
+std::unique_ptr<Source> open_y4m_source(const std::string& uri, const std::string& path);
+std::unique_ptr<Source> open_video_source(const std::string& uri, const std::string& path);
+std::unique_ptr<Source> open_test_source(const std::string& uri, const std::string& spec);
+
+}  // namespace jetpipe::io_detail
