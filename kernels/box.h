@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // box: box filter GRAY8 → GRAY8 (OpenCV boxFilter with ddepth −1): mean over ksize × ksize when
-// normalize, else the saturated sum.
+// normalize (exact integer sum, rounded to nearest: ksize² is odd, so no ties), else the saturated
+// sum. A constant border is saturate_cast<uchar>(border.value).
 #pragma once
 
 #include "pipeline/core/border.h"

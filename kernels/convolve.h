@@ -1,6 +1,10 @@
 // SPDX-License-Identifier: MIT
 // convolve: OpenCV filter2D (correlation, anchor at the centre) on GRAY8 with a rows × cols kernel
 // (odd sizes up to 15 × 15), plus delta, saturated to GRAY8.
+// Arithmetic, which a GPU twin can repeat bit for bit: a float accumulator starts at float(delta)
+// and adds tap · pixel for the taps in row-major order (product and sum each rounded to float, no
+// fused multiply-add), then cvRound and saturate. A constant border is
+// saturate_cast<uchar>(border.value).
 #pragma once
 
 #include <vector>

@@ -2,6 +2,7 @@
 // harris: OpenCV cornerHarris on GRAY8 → F32 response: Sobel gradients scaled by
 // 1 / (2^(ksize−1) · block_size · 255), structure tensor summed (unnormalized box) over
 // block_size × block_size, R = det − k · trace². The border applies to both the gradients and the box.
+// A constant border: border.value around the image, 0 around the structure tensor (cornerHarris).
 #pragma once
 
 #include "pipeline/core/border.h"

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 // histogram: uniform bins over [lo, hi) of a GRAY8 image, as OpenCV calcHist (uniform): a value v in
 // range goes to bin floor((v − lo) · bins / (hi − lo)); values outside [lo, hi) are not counted.
+// Like calcHist, lo and hi are taken as float (its ranges are float) and the bin is computed in
+// double as floor(v·t − t·lo), t = bins / (hi − lo), clamped to [0, bins).
 #pragma once
 
 #include <cstdint>

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 // sobel: OpenCV Sobel on GRAY8 with ksize 1 / 3 / 5; output S16 (like CV_16S, saturated) or GRAY8
-// as convertScaleAbs: saturate(|value|), value = scale · derivative.
+// as convertScaleAbs: saturate(|value|), value = scale · derivative. The derivative is exact
+// (integer taps and sums); value = float(derivative) · float(scale), rounded half to even.
+// A constant border is saturate_cast<uchar>(border.value).
 #pragma once
 
 #include <vector>

@@ -34,6 +34,12 @@ std::unique_ptr<Source> open_source(const std::string& uri) {
     if (scheme == "frames") return io_detail::open_frames_source(uri, rest);
     if (scheme == "file") return open_file_uri(uri, rest);
     if (scheme == "test") return io_detail::open_test_source(uri, rest);
+    if (scheme == "v4l2" || scheme == "csi" || scheme == "rtsp" || scheme == "rtp" ||
+        scheme == "gst") {
+      throw input_error("source '" + uri + "': " + scheme +
+                        ":// (cameras and network streams) needs the GStreamer sources, which this "
+                        "version does not have yet (" + kForms + ")");
+    }
     throw input_error("source '" + uri + "': unknown scheme '" + scheme + "://' (" + kForms + ")");
   }
   // A plain path: a folder or a glob is a frame folder, a file is opened as file://.

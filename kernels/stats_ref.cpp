@@ -1,0 +1,98 @@
+// SPDX-License-Identifier: MIT
+// CPU twin of stats: exact 64-bit integer sums for GRAY8 and S16, double sums for F32.
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+
+#include "kernels/stats.h"
+
+namespace jetpipe {
+
+namespace {
+
+template <class T>
+void accumulate_int(const ImageView& src, int y0, int y1, StatsAccum* acc) {
+  for (int y = y0; y < y1; ++y) {
+    const T* s = src.row<const T>(y);
+    for (int x = 0; x < src.width; ++x) {
+      const std::int64_t v = s[x];
+      if (acc->count == 0) acc->min = acc->max = static_cast<double>(v);
+      acc->min = std::min(acc->min, static_cast<double>(v));
+      acc->max = std::max(acc->max, static_cast<double>(v));
+      acc->isum += v;
+      acc->isumsq += static_cast<std::uint64_t>(v * v);
+      ++acc->count;
+    }
+  }
+}
+
+void accumulate_float(const ImageView& src, int y0, int y1, StatsAccum* acc) {
+  for (int y = y0; y < y1; ++y) {
+    const float* s = src.row<const float>(y);
+    for (int x = 0; x < src.width; ++x) {
+      const double v = s[x];
+      if (acc->count == 0) acc->min = acc->max = v;
+      acc->min = std::min(acc->min, v);
+      acc->max = std::max(acc->max, v);
+      acc->fsum += v;
+      acc->fsumsq += v * v;
+      ++acc->count;
+    }
+  }
+}
+
+}  // namespace
+
+void stats_ref(const ImageView& src, int y0, int y1, StatsAccum* acc) {
+  switch (src.format) {
+    case PixelFormat::kS16:
+      accumulate_int<std::int16_t>(src, y0, y1, acc);
+      break;
+    case PixelFormat::kF32:
+      accumulate_float(src, y0, y1, acc);
+      break;
+    default:
+      accumulate_int<std::uint8_t>(src, y0, y1, acc);
+      break;
+  }
+}
+
+void stats_merge(StatsAccum* into, const StatsAccum& part) {
+  if (part.count == 0) return;
+  if (into->count == 0) {
+    into->min = part.min;
+    into->max = part.max;
+  } else {
+    into->min = std::min(into->min, part.min);
+    into->max = std::max(into->max, part.max);
+  }
+  into->isum += part.isum;
+  into->isumsq += part.isumsq;
+  into->fsum += part.fsum;
+  into->fsumsq += part.fsumsq;
+  into->count += part.count;
+}
+
+StatsResult stats_finish(const StatsAccum& acc, PixelFormat format) {
+  StatsResult r;
+  r.count = acc.count;
+  if (acc.count == 0) return r;
+  r.min = acc.min;
+  r.max = acc.max;
+  const double n = static_cast<double>(acc.count);
+  if (format == PixelFormat::kF32) {
+    r.mean = acc.fsum / n;
+    r.stddev = std::sqrt(std::max(acc.fsumsq / n - r.mean * r.mean, 0.0));
+  } else {
+    // n²·variance = n·Σv² − (Σv)², exact in 128-bit integers (a GCC/Clang extension); the division
+    // by n² and the square root are the only roundings.
+    using i128 = __int128;
+    const i128 num = static_cast<i128>(acc.count) * static_cast<i128>(acc.isumsq) -
+                     static_cast<i128>(acc.isum) * static_cast<i128>(acc.isum);
+    r.mean = static_cast<double>(acc.isum) / n;
+    r.stddev = std::sqrt(static_cast<double>(num) / (n * n));
+  }
+  return r;
+}
+
+}  // namespace jetpipe
