@@ -76,6 +76,7 @@ void stats_merge(StatsAccum* into, const StatsAccum& part) {
 StatsResult stats_finish(const StatsAccum& acc, PixelFormat format) {
   StatsResult r;
   r.count = acc.count;
+  r.integral = format != PixelFormat::kF32;
   if (acc.count == 0) return r;
   r.min = acc.min;
   r.max = acc.max;

@@ -11,8 +11,18 @@ struct ToJson {
     return {{"bins", h.bins}, {"range", {h.lo, h.hi}}};
   }
   nlohmann::ordered_json operator()(const StatsResult& s) const {
-    return {{"min", s.min}, {"max", s.max}, {"mean", s.mean}, {"stddev", s.stddev},
-            {"count", s.count}};
+    nlohmann::ordered_json j;
+    if (s.integral) {
+      j["min"] = static_cast<long long>(s.min);
+      j["max"] = static_cast<long long>(s.max);
+    } else {
+      j["min"] = s.min;
+      j["max"] = s.max;
+    }
+    j["mean"] = s.mean;
+    j["stddev"] = s.stddev;
+    j["count"] = s.count;
+    return j;
   }
   nlohmann::ordered_json operator()(const ThresholdResult& t) const { return {{"value", t.value}}; }
   nlohmann::ordered_json operator()(const DetectResult& d) const {

@@ -17,6 +17,7 @@ struct HistogramResult {
 struct StatsResult {
   double min = 0, max = 0, mean = 0, stddev = 0;  // population standard deviation
   std::uint64_t count = 0;
+  bool integral = false;  // min and max are integers (GRAY8, S16 images): written as integers
 };
 
 struct ThresholdResult {
