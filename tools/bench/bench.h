@@ -1,0 +1,88 @@
+// SPDX-License-Identifier: MIT
+// jetpipe-bench: kernel benchmarks (a tool, never a test). Each area adds its entries in its own
+// file (bench_<area>.cu) as a function `void bench_<area>(Bench&)` listed in bench_main.cpp.
+// Timing: CUDA events around each launch on one stream, warm-up first, median of ≥ reps runs;
+// inputs rotate over several buffers when one image is smaller than 3 × L2, so no run is served from
+// L2. Every figure is printed as µs, GB/s and % of the device copy bandwidth measured in the same run.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <functional>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "pipeline/core/cuda_memory.h"
+#include "pipeline/core/image.h"
+
+namespace jetpipe::bench {
+
+struct Size {
+  int width, height;
+  std::string name() const { return std::to_string(width) + "x" + std::to_string(height); }
+};
+
+// What a row of the report says. bytes = the fewest bytes the operation must move through device
+// memory (each input read once, each output written once); GB/s and % follow from it.
+struct Row {
+  std::string kernel;  // "histogram"
+  std::string impl;    // "jetpipe", "cub", "npp", "opencv-cpu", "jetpipe-tex", ...
+  std::string size;    // "16384x16384"
+  std::string data;    // "uniform", "skewed", "photo", ""
+  double us = 0;       // median
+  double bytes = 0;
+  std::string note;
+};
+
+// Input contents: uniform random bytes; skewed (90% one value, the rest uniform); a real photo
+// tiled to the size (or a smooth synthetic scene when no photo is found).
+enum class Data { kUniform, kSkewed, kPhoto };
+const char* to_string(Data d);
+
+class Bench {
+ public:
+  Bench(int reps, std::string filter, std::vector<Size> sizes);
+  ~Bench();
+
+  cudaStream_t stream() const { return stream_; }
+  const std::vector<Size>& sizes() const { return sizes_; }
+  const cudaDeviceProp& props() const { return props_; }
+  double copy_gbps() const { return copy_gbps_; }  // read + write bytes of a large D2D copy
+  bool wants(const std::string& kernel) const;      // --filter
+
+  // Median µs of `launch(rep)`, which enqueues the work of one run on stream() (rep counts from 0
+  // over warm-up and timed runs, for rotating inputs). Checks every launch's error.
+  double time_us(const std::function<void(int rep)>& launch);
+  // Median µs of a host function (CPU baselines), warm-up excluded.
+  double time_host_us(const std::function<void()>& fn, int reps = 0);
+
+  // Device images of the size and format holding `data`, enough copies to rotate past L2.
+  std::vector<DeviceImage> inputs(const Size& s, PixelFormat f, Data data, std::size_t pitch = 0);
+  // A host image of the same content (for CPU baselines and checks).
+  HostImage host_input(const Size& s, PixelFormat f, Data data);
+
+  void add(Row row);
+  void print_table() const;
+  void write_json(const std::string& path) const;
+
+ private:
+  double measure_copy_bandwidth();
+
+  int reps_;
+  std::string filter_;
+  std::vector<Size> sizes_;
+  cudaStream_t stream_ = nullptr;
+  cudaEvent_t start_ = nullptr, stop_ = nullptr;
+  cudaDeviceProp props_{};
+  double copy_gbps_ = 0;
+  std::vector<Row> rows_;
+};
+
+// Areas (one file each).
+void bench_reductions(Bench& b);  // histogram, stats, fused; CUB and NPP and OpenCV beside
+void bench_filters(Bench& b);     // gaussian, box, sobel, convolve, harris; NPP and OpenCV beside
+void bench_detect(Bench& b);      // detect + compaction; CUB DeviceSelect beside
+void bench_pipeline(Bench& b);    // config/default.yaml's stages for one 1920x1080 frame
+
+}  // namespace jetpipe::bench
