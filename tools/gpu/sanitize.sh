@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Runs the GPU tests under compute-sanitizer: memcheck, racecheck, initcheck and synccheck. Each tool
+# must report 0 errors. Usage (on the GPU machine, after tools/gpu/device-test.sh built build-dev):
+#   tools/gpu/sanitize.sh [gtest filter, default 'Gpu*']   (logs under $OUT or /tmp/jetpipe-out)
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+OUT=${OUT:-/tmp/jetpipe-out}
+mkdir -p "$OUT"
+filter=${1:-Gpu*}
+bin=build-dev/tests/jetpipe_tests
+status=0
+for tool in memcheck racecheck initcheck synccheck; do
+  extra=()
+  [ "$tool" = memcheck ] && extra=(--leak-check full)
+  compute-sanitizer --tool "$tool" "${extra[@]}" --error-exitcode 99 \
+    "$bin" --gtest_filter="$filter" --gtest_brief=1 > "$OUT/sanitize-$tool.log" 2>&1
+  rc=$?
+  summary=$(grep -E "ERROR SUMMARY|RACECHECK SUMMARY|LEAK SUMMARY" "$OUT/sanitize-$tool.log" | tail -2 | tr '\n' ' ')
+  tests=$(grep -E "^\[  (PASSED|FAILED)  \]" "$OUT/sanitize-$tool.log" | tr '\n' ' ')
+  echo "$tool: rc=$rc $summary $tests"
+  [ $rc -eq 0 ] || status=1
+done
+exit $status
