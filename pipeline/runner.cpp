@@ -11,11 +11,13 @@
 #include <iomanip>
 #include <sstream>
 
+#include "pipeline/api.h"
 #include "pipeline/config.h"
 #include "pipeline/core/error.h"
 #include "pipeline/executor.h"
 #include "pipeline/io/image_io.h"
 #include "pipeline/io/source.h"
+#include "pipeline/io/video_sink.h"
 #include "pipeline/platform.h"
 #include "pipeline/results_json.h"
 
@@ -75,10 +77,30 @@ RunSummary run_pipeline(const RunOptions& opt) {
     throw config_error(cfg.file + ": no input: set `input:` in the config or pass --input URI");
   }
   const bool save = opt.save_images || cfg.outputs.save_images;
-  std::vector<std::string> keep;
-  if (save) keep = cfg.outputs.images.empty() ? cfg.image_names() : cfg.outputs.images;
+  std::vector<std::string> saved;
+  if (save) saved = cfg.outputs.images.empty() ? cfg.image_names() : cfg.outputs.images;
+  std::vector<std::string> keep = saved;
+  std::unique_ptr<VideoSink> video;
+  if (!opt.output_video.empty()) {
+    const std::vector<std::string> names = cfg.image_names();
+    if (opt.output_image != kFrameImage &&
+        std::find(names.begin(), names.end(), opt.output_image) == names.end()) {
+      std::string valid = kFrameImage;
+      for (const auto& n : names) valid += ", " + n;
+      throw config_error("--output-image " + opt.output_image + ": no image of that name in " +
+                         cfg.file + " (valid: " + valid + ")");
+    }
+    if (std::find(keep.begin(), keep.end(), opt.output_image) == keep.end()) {
+      keep.push_back(opt.output_image);
+    }
+    VideoSinkOptions vo;
+    vo.fps = opt.output_fps > 0 ? opt.output_fps : 30;
+    video = std::make_unique<VideoSink>(opt.output_video, vo);
+  } else if (opt.annotate) {
+    throw config_error("--annotate draws on the video output: add --output-video TARGET");
+  }
   std::unique_ptr<Executor> exec = make_executor(cfg, profile, keep);
-  std::unique_ptr<Source> source = open_source(uri);
+  std::unique_ptr<Source> source = open_source(uri, source_options_for(cfg));
 
   const fs::path dir(opt.output_dir);
   std::error_code ec;
@@ -95,6 +117,22 @@ RunSummary run_pipeline(const RunOptions& opt) {
   const auto t0 = Clock::now();
   auto elapsed = [&] { return std::chrono::duration<double>(Clock::now() - t0).count(); };
 
+  // The video gets one image per processed frame; if it fails, the run goes on without it.
+  auto write_video = [&](const FrameRecord& rec) {
+    auto it = rec.images.find(opt.output_image);
+    if (it == rec.images.end()) return;
+    try {
+      HostImage img = to_video_image(it->second.view());
+      if (opt.annotate) img = annotate(img.view(), rec.results, rec.index);
+      video->write(img.view());
+    } catch (const Error& e) {
+      sum.output_error = e.what();
+      sum.video_frames = video->frames();
+      std::fprintf(stderr, "jetpipe: video output stopped: %s\n", e.what());
+      video.reset();
+    }
+  };
+
   auto drain = [&](bool wait) {
     FrameRecord rec;
     while (exec->take(&rec, wait)) {
@@ -106,9 +144,11 @@ RunSummary run_pipeline(const RunOptions& opt) {
         }
         latency_ms.push_back(rec.latency_ms);
         for (const auto& [name, img] : rec.images) {
+          if (std::find(saved.begin(), saved.end(), name) == saved.end()) continue;
           write_image((dir / "images" / frame_file_name(name, rec.index, img.format())).string(),
                       img.view());
         }
+        if (video) write_video(rec);
       } else {
         ++sum.failed;
         std::fprintf(stderr, "jetpipe: %s\n", rec.error.c_str());
@@ -137,6 +177,18 @@ RunSummary run_pipeline(const RunOptions& opt) {
   }
   while (exec->in_flight() > 0) drain(true);
   if (progress) std::fprintf(stderr, "\n");
+  sum.dropped = source->dropped();
+  std::string video_desc;
+  if (video) {
+    try {
+      video->close();
+    } catch (const Error& e) {
+      sum.output_error = e.what();
+      std::fprintf(stderr, "jetpipe: video output failed: %s\n", e.what());
+    }
+    sum.video_frames = video->frames();
+    video_desc = video->describe();
+  }
   sum.wall_s = elapsed();
 
   nlohmann::ordered_json s;
@@ -166,6 +218,14 @@ RunSummary run_pipeline(const RunOptions& opt) {
                    {"streams", profile.streams},
                    {"frames_in_flight", profile.frames_in_flight},
                    {"cuda_graphs", profile.cuda_graphs}};
+  if (!opt.output_video.empty()) {
+    s["output_video"] = {{"target", opt.output_video},
+                         {"image", opt.output_image},
+                         {"annotate", opt.annotate},
+                         {"frames", sum.video_frames}};
+    if (!video_desc.empty()) s["output_video"]["pipeline"] = video_desc;
+    if (!sum.output_error.empty()) s["output_video"]["error"] = sum.output_error;
+  }
   if (!sum.source_error.empty()) s["source_error"] = sum.source_error;
   if (opt.strict && sum.failed > 0) s["stopped_by"] = "--strict";
   std::ofstream(dir / "summary.json") << s.dump(2) << '\n';

@@ -3,7 +3,9 @@
 //   results.jsonl   one JSON object per input frame, in input order, flushed as it is written
 //   summary.json    counts, wall time, fps, per-stage p50/p99, platform
 //   images/<name>_<frame:06>.<ext>   with save_images
-// Config and platform errors are thrown before anything is written.
+//   a video (output_video: FILE.mp4|mkv, display://, rtp://HOST:PORT, rtsp://[HOST]:PORT/PATH) of
+//   one image per frame (output_image, default the frame), annotated when asked
+// Config, platform and output-target errors are thrown before anything is written.
 #pragma once
 
 #include <cstdint>
@@ -20,6 +22,10 @@ struct RunOptions {
   bool save_images = false;
   bool strict = false;     // stop at the first failed frame
   bool progress = false;   // frames done/total and fps on stderr
+  std::string output_video;            // "" none; else a target (pipeline/io/gst_pipeline.h)
+  std::string output_image = "frame";  // the image the video shows
+  bool annotate = false;               // draw detections, histogram and stats on the video
+  int output_fps = 30;                 // the video's frame rate
 };
 
 struct RunSummary {
@@ -27,6 +33,8 @@ struct RunSummary {
   double wall_s = 0;
   bool stopped_early = false;  // --strict stopped the run, or the source failed
   std::string source_error;    // the source could not go on
+  std::int64_t video_frames = 0;
+  std::string output_error;  // the video output failed (the results are complete)
 };
 
 RunSummary run_pipeline(const RunOptions& options);

@@ -611,8 +611,8 @@ TEST(TestSource, BadNamesAndParametersListWhatIsValid) {
 // -------------------------------------------------------------------------------
 
 TEST(SourceUri, UnknownSchemeAndMissingFiles) {
-  expect_error([] { open_source("rtsp://cam/1"); }, ErrorKind::kInput,
-               {"rtsp://cam/1", "frames://DIR", "file://", "test://"});
+  expect_error([] { open_source("nosuch://cam/1"); }, ErrorKind::kInput,
+               {"nosuch://cam/1", "frames://DIR", "file://", "test://"});
   expect_error([] { open_source(""); }, ErrorKind::kInput, {"frames://"});
   TempDir dir;
   const std::string missing = "file://" + dir / "clip.avi";

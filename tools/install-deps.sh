@@ -8,6 +8,13 @@ packages=(
   libyaml-cpp-dev nlohmann-json3-dev libcli11-dev  # required
   libopencv-dev                                # optional: PNG/JPEG/TIFF frames, video files, parity tests
   libgtest-dev                                 # tests
+  # optional: GStreamer sources (cameras, video files, RTSP/RTP, videotestsrc) and video outputs
+  libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev   # core, app, video (build)
+  gstreamer1.0-plugins-base gstreamer1.0-plugins-good    # decodebin, videoconvert, v4l2src, rtsp/rtp, mp4mux, matroskamux
+  gstreamer1.0-plugins-bad                     # h264parse
+  gstreamer1.0-plugins-ugly                    # x264enc (H.264 video outputs)
+  gstreamer1.0-libav                           # avdec_* software decoders
+  libgstrtspserver-1.0-dev                     # rtsp:// video output
   opencv-doc                                   # sample video and photos used by configs and tests
 )
 missing=()

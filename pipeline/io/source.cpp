@@ -1,11 +1,15 @@
 // SPDX-License-Identifier: MIT
 // open_source: picks the source from the URI's scheme (or, for a plain path, from what is there).
+// Video files go to GStreamer when built with it (else OpenCV's VideoCapture); cameras, network
+// streams, videotestsrc patterns and launch descriptions only to GStreamer.
 #include "pipeline/io/source.h"
 
 #include <filesystem>
 #include <string>
 
 #include "pipeline/core/error.h"
+#include "pipeline/io/gst_pipeline.h"
+#include "pipeline/io/gst_source.h"
 #include "pipeline/io/io_internal.h"
 
 namespace jetpipe {
@@ -14,32 +18,56 @@ namespace {
 
 constexpr const char* kForms =
     "accepted: frames://DIR, frames://DIR/*.png, DIR, DIR/*.png, file://CLIP.y4m, "
-    "file://CLIP.avi|mp4|... (OpenCV), test://gradient|checker|noise|blobs"
-    "[?w=W&h=H&frames=N&format=gray8|bgr8]";
+    "file://CLIP.mp4|mkv|avi|... (GStreamer, else OpenCV), "
+    "test://gradient|checker|noise|blobs[?w=W&h=H&frames=N&format=gray8|bgr8]; with GStreamer: "
+    "v4l2:///dev/videoN, csi://N, rtsp://HOST/PATH, rtp://[HOST]:PORT, test://smpte|ball|... "
+    "(videotestsrc), gst://LAUNCH ! appsink";
 
-std::unique_ptr<Source> open_file_uri(const std::string& uri, const std::string& path) {
+std::unique_ptr<Source> open_file_uri(const std::string& uri, const std::string& path,
+                                      const SourceOptions& options) {
   if (path.empty()) throw input_error("source '" + uri + "': no file given (" + kForms + ")");
   if (io_detail::lower_extension(path) == "y4m") return io_detail::open_y4m_source(uri, path);
+  if (have_gstreamer()) {
+    SourceSpec spec = parse_gst_source_uri("file://" + path, options.format);
+    spec.uri = uri;
+    return open_gst_source(spec, options);
+  }
   return io_detail::open_video_source(uri, path);
+}
+
+// Cameras, network streams, videotestsrc, launch descriptions: GStreamer only.
+std::unique_ptr<Source> open_gst_uri(const std::string& uri, const SourceOptions& options) {
+  const SourceSpec spec = parse_gst_source_uri(uri, options.format);  // names what is valid
+  try {
+    return open_gst_source(spec, options);
+  } catch (const Error& e) {
+    if (e.kind() != ErrorKind::kInput) throw;
+    throw input_error(std::string(e.what()) + " (" + kForms + ")");
+  }
 }
 
 }  // namespace
 
 std::unique_ptr<Source> open_source(const std::string& uri) {
+  return open_source(uri, SourceOptions());
+}
+
+std::unique_ptr<Source> open_source(const std::string& uri, const SourceOptions& options) {
   if (uri.empty()) throw input_error(std::string("empty source (") + kForms + ")");
   const std::size_t sep = uri.find("://");
   if (sep != std::string::npos) {
     const std::string scheme = uri.substr(0, sep);
     const std::string rest = uri.substr(sep + 3);
     if (scheme == "frames") return io_detail::open_frames_source(uri, rest);
-    if (scheme == "file") return open_file_uri(uri, rest);
-    if (scheme == "test") return io_detail::open_test_source(uri, rest);
-    if (scheme == "v4l2" || scheme == "csi" || scheme == "rtsp" || scheme == "rtp" ||
-        scheme == "gst") {
-      throw input_error("source '" + uri + "': " + scheme +
-                        ":// (cameras and network streams) needs the GStreamer sources, which this "
-                        "version does not have yet (" + kForms + ")");
+    if (scheme == "file") return open_file_uri(uri, rest, options);
+    if (scheme == "test") {
+      // The four built-in patterns stay ours; every other name is videotestsrc's.
+      if (is_builtin_test_pattern(rest.substr(0, rest.find('?')))) {
+        return io_detail::open_test_source(uri, rest);
+      }
+      return open_gst_uri(uri, options);
     }
+    if (is_gst_only_scheme(scheme)) return open_gst_uri(uri, options);
     throw input_error("source '" + uri + "': unknown scheme '" + scheme + "://' (" + kForms + ")");
   }
   // A plain path: a folder or a glob is a frame folder, a file is opened as file://.
@@ -52,7 +80,7 @@ std::unique_ptr<Source> open_source(const std::string& uri) {
   if (st.type() == fs::file_type::not_found) {
     throw input_error("source '" + uri + "': no such file or directory (" + kForms + ")");
   }
-  return open_file_uri(uri, uri);
+  return open_file_uri(uri, uri, options);
 }
 
 }  // namespace jetpipe

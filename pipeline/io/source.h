@@ -4,9 +4,21 @@
 //   frames://DIR/*.png      a glob (the pattern's directory, '*' and '?' in the file name)
 //   DIR or a glob           the same, without the scheme
 //   file://clip.y4m         YUV4MPEG2 (built in; 4:2:0 / 4:2:2 / 4:4:4 / 4:1:1 / mono, 8-bit)
-//   file://clip.avi         any video OpenCV's VideoCapture opens (when built with OpenCV)
+//   file://clip.mp4         any container and codec GStreamer decodes (decodebin); without
+//                           GStreamer, OpenCV's VideoCapture (when built with OpenCV)
 //   FILE                    a plain path to a file: the same as file://FILE
 //   test://NAME[?w=W&h=H&frames=N&format=gray8|bgr8]   synthetic moving patterns, deterministic
+// With GStreamer (gst_pipeline.h has every query key and the pipelines built):
+//   v4l2:///dev/videoN      a V4L2 camera
+//   csi://N                 a Jetson CSI camera (nvarguscamerasrc)
+//   rtsp://HOST[:PORT]/PATH an RTSP stream
+//   rtp://[HOST]:PORT       H.264 RTP received on PORT
+//   test://NAME             NAME not one of the four built-in patterns: GStreamer's videotestsrc
+//                           (test://smpte, test://ball, test://videotestsrc?pattern=snow&live=true)
+//   gst://LAUNCH            any gst-launch description ending in an appsink
+// The rule for test://: gradient, checker, noise and blobs are always the built-in patterns (also
+// when videotestsrc has a pattern of that name: reach it as test://videotestsrc?pattern=gradient);
+// every other name is videotestsrc's.
 // Frame files: PGM / PPM (P2, P3, P5, P6; 8-bit) built in; PNG / JPEG / BMP / TIFF through OpenCV.
 // Folders list files by extension (case-insensitive), skip hidden files, sort with natural_less;
 // glob wildcards are case-sensitive. Frame.source is the file name.
@@ -16,6 +28,19 @@
 // test:// patterns: gradient (scrolling ramps), checker (moving checkerboard), noise (seeded by the
 // frame index), blobs (four Gaussian spots, sigma min(w,h)/32, bouncing); defaults 640x480, 30
 // frames, bgr8; Frame.source "test:blobs#3".
+// GStreamer sources: frames are SourceOptions::format (BGR8, or GRAY8 from the luma plane of
+// I420/NV12 without a colour conversion); Frame.source "clip.mp4#3 t=100" (t: the buffer's
+// timestamp in ms). Each GstBuffer is copied once, row by row honouring its strides, into the
+// frame, in GStreamer's streaming thread (so decoder and camera buffers go back at once). Zero-copy
+// comes with the executor's frame pool: the pool's (pinned / mapped) buffers offered to GStreamer
+// through an allocation proposal, so the converter writes straight into them.
+// Live sources (cameras, network, videotestsrc live=true) keep a bounded queue
+// (SourceOptions::queue frames) and drop the oldest frame when the consumer falls behind; dropped()
+// counts them and Frame.index keeps counting captured frames (gaps show drops). Other sources never
+// drop: GStreamer waits for the consumer. At the end of the stream every frame decoded is returned.
+// An error while opening (missing file, no decoder, absent camera) throws jetpipe::Error kInput;
+// one later (corrupt data, camera unplugged) ends the stream: next() returns the frames already
+// decoded, then throws jetpipe::Error kInput saying what happened.
 #pragma once
 
 #include <cstdint>
@@ -47,9 +72,20 @@ class Source {
   virtual std::string describe() const = 0;
   // Whether the source produces frames in real time (camera, network): may drop when behind.
   virtual bool live() const { return false; }
+  // Frames dropped so far because the consumer fell behind (live sources only).
+  virtual std::int64_t dropped() const { return 0; }
+};
+
+// How GStreamer sources deliver frames (the other sources ignore it).
+struct SourceOptions {
+  PixelFormat format = PixelFormat::kBgr8;  // kGray8: the luma plane; a URI's ?format= wins
+  int queue = 4;          // live sources: frames held before the oldest is dropped (1..64)
+  double timeout_s = 10;  // open: no first frame (or error) within this → error; later: a
+                          // stall this long → error (rtp:// listens: no first-frame wait)
 };
 
 // Opens a source; throws jetpipe::Error (kind kInput) naming the URI when it cannot be opened.
 std::unique_ptr<Source> open_source(const std::string& uri);
+std::unique_ptr<Source> open_source(const std::string& uri, const SourceOptions& options);
 
 }  // namespace jetpipe

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // jetpipe: run a pipeline over frames, inspect the build and devices, run the regression suite.
-// Exit codes: 0 success; 1 runtime failure; 2 bad config or command line (nothing written);
-// 3 bad input (the source cannot be opened, or frames failed: their records say why).
+// Exit codes: 0 success; 1 runtime failure (also: the video output failed; results are complete);
+// 2 bad config or command line (nothing written); 3 bad input (the source cannot be opened or
+// stopped mid-stream, or frames failed: their records say why).
 #include <CLI/CLI.hpp>
 
 #include <cstdio>
@@ -33,8 +34,9 @@ int main(int argc, char** argv) {
   CLI::App* run_cmd = app.add_subcommand("run", "Run a pipeline over an input");
   run_cmd->add_option("--config", run.config, "Pipeline YAML file")->required();
   run_cmd->add_option("--input", run.input,
-                      "Input URI: frames://DIR, a glob, file://x.y4m, file://video, test://NAME "
-                      "(overrides the config's input)");
+                      "Input URI: frames://DIR, a glob, file://x.y4m, file://video, test://NAME, "
+                      "v4l2:///dev/videoN, csi://N, rtsp://..., rtp://[HOST]:PORT, gst://... ! "
+                      "appsink (overrides the config's input)");
   run_cmd->add_option("--output-dir", run.output_dir, "Folder for results.jsonl, summary.json, "
                                                       "images/")
       ->capture_default_str();
@@ -45,6 +47,17 @@ int main(int argc, char** argv) {
   run_cmd->add_flag("--save-images", run.save_images,
                     "Save image outputs as images/<name>_<frame>.png");
   run_cmd->add_flag("--strict", run.strict, "Stop at the first frame that fails");
+  run_cmd->add_option("--output-video", run.output_video,
+                      "Video of one image per frame: FILE.mp4|FILE.mkv (H.264), display://, "
+                      "rtp://HOST:PORT (H.264 RTP over UDP), rtsp://[HOST]:PORT/PATH (served)");
+  run_cmd->add_option("--output-image", run.output_image,
+                      "The image the video shows: frame or a stage's image name")
+      ->capture_default_str();
+  run_cmd->add_flag("--annotate", run.annotate,
+                    "Draw detections, the histogram and stats on the video");
+  run_cmd->add_option("--output-fps", run.output_fps, "Frame rate of the video")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 1000));
 
   app.add_subcommand("info", "Build features, CUDA devices, and the profile `auto` picks and why");
   app.add_subcommand("stages", "Stage types and their parameters (keys, defaults, ranges)");
@@ -70,13 +83,19 @@ int main(int argc, char** argv) {
     if (*run_cmd) {
       run.progress = true;
       const jetpipe::RunSummary s = jetpipe::run_pipeline(run);
-      std::fprintf(stderr, "jetpipe: %lld frames read, %lld processed, %lld failed in %.2f s -> %s\n",
+      std::fprintf(stderr, "jetpipe: %lld frames read, %lld processed, %lld failed",
                    static_cast<long long>(s.read), static_cast<long long>(s.processed),
-                   static_cast<long long>(s.failed), s.wall_s, run.output_dir.c_str());
+                   static_cast<long long>(s.failed));
+      if (s.dropped > 0) std::fprintf(stderr, ", %lld dropped", static_cast<long long>(s.dropped));
+      if (!run.output_video.empty()) {
+        std::fprintf(stderr, ", %lld to the video", static_cast<long long>(s.video_frames));
+      }
+      std::fprintf(stderr, " in %.2f s -> %s\n", s.wall_s, run.output_dir.c_str());
       if (!s.source_error.empty()) {
         std::fprintf(stderr, "jetpipe: input stopped: %s\n", s.source_error.c_str());
         return 3;
       }
+      if (!s.output_error.empty()) return 1;  // reported when it happened
       return s.failed > 0 ? 3 : 0;
     }
     if (app.got_subcommand("info")) return jetpipe::cli::cmd_info();

@@ -1,0 +1,192 @@
+// SPDX-License-Identifier: MIT
+#include "pipeline/api.h"
+
+#include <algorithm>
+
+#include "pipeline/core/error.h"
+
+namespace jetpipe {
+
+SourceOptions source_options_for(const PipelineConfig& config) {
+  bool reads_frame = false, gray_only = true;
+  for (const auto& stage : config.stages) {
+    if (stage->input() != kFrameImage) continue;
+    reads_frame = true;
+    std::string why;
+    if (stage->accepts(PixelFormat::kBgr8, &why)) gray_only = false;
+  }
+  SourceOptions o;
+  o.format = reads_frame && gray_only ? PixelFormat::kGray8 : PixelFormat::kBgr8;
+  return o;
+}
+
+struct Pipeline::State {
+  std::unique_ptr<PipelineConfig> config;  // the executor refers to it: its address stays put
+  PlatformProfile profile;
+  std::vector<std::string> keep;
+  std::unique_ptr<Executor> exec;
+};
+
+namespace {
+
+std::unique_ptr<Pipeline::State> make_state(PipelineConfig cfg, const std::string& platform) {
+  auto st = std::make_unique<Pipeline::State>();
+  st->config = std::make_unique<PipelineConfig>(std::move(cfg));
+  std::string reason;
+  st->profile = resolve_platform(platform.empty() ? st->config->platform : platform, &reason);
+  st->exec = make_executor(*st->config, st->profile, st->keep);
+  return st;
+}
+
+}  // namespace
+
+Pipeline::Pipeline(std::unique_ptr<State> state) : state_(std::move(state)) {}
+Pipeline::Pipeline(Pipeline&&) noexcept = default;
+Pipeline& Pipeline::operator=(Pipeline&&) noexcept = default;
+Pipeline::~Pipeline() = default;
+
+Pipeline Pipeline::from_file(const std::string& path, const std::string& platform) {
+  return Pipeline(make_state(load_config(path), platform));
+}
+
+Pipeline Pipeline::from_yaml(const std::string& yaml, const std::string& base_dir,
+                             const std::string& platform) {
+  return Pipeline(make_state(parse_config(yaml, "<yaml>", base_dir), platform));
+}
+
+PipelineBuilder Pipeline::builder() { return PipelineBuilder(); }
+
+const PipelineConfig& Pipeline::config() const { return *state_->config; }
+const PlatformProfile& Pipeline::platform() const { return state_->profile; }
+
+void Pipeline::keep_images(std::vector<std::string> names) {
+  const std::vector<std::string> valid = state_->config->image_names();
+  for (const auto& n : names) {
+    if (n != kFrameImage && std::find(valid.begin(), valid.end(), n) == valid.end()) {
+      std::string list = kFrameImage;
+      for (const auto& v : valid) list += ", " + v;
+      throw config_error("keep_images: no image named '" + n + "' (valid: " + list + ")");
+    }
+  }
+  state_->keep = std::move(names);
+  state_->exec = make_executor(*state_->config, state_->profile, state_->keep);
+}
+
+std::unique_ptr<Source> Pipeline::open(const std::string& uri) const {
+  const std::string u = uri.empty() ? state_->config->input : uri;
+  if (u.empty()) {
+    throw config_error(state_->config->file + ": no input: set `input:` or pass a URI to open()");
+  }
+  return open_source(u, source_options_for(*state_->config));
+}
+
+bool Pipeline::Stream::next(FrameRecord* record) {
+  Executor& ex = *pipeline_->state_->exec;
+  for (;;) {
+    if (ex.take(record, source_done_)) {
+      ++(record->error.empty() ? stats_.processed : stats_.failed);
+      return true;
+    }
+    if (source_done_ && ex.in_flight() == 0) {
+      stats_.dropped = source_->dropped();
+      return false;
+    }
+    if (!source_done_) {
+      Frame frame;
+      bool got = false;
+      if (max_ < 0 || stats_.read < max_) {
+        try {
+          got = source_->next(&frame);
+        } catch (const Error& e) {
+          stats_.source_error = e.what();
+        }
+      }
+      stats_.dropped = source_->dropped();
+      if (!got) {
+        source_done_ = true;
+        continue;
+      }
+      ++stats_.read;
+      ex.submit(std::move(frame));
+    }
+  }
+}
+
+Pipeline::Stream Pipeline::stream(Source& source, std::int64_t max_frames) {
+  return Stream(this, &source, max_frames);
+}
+
+RunStats Pipeline::run(Source& source, const std::function<bool(const FrameRecord&)>& on_record,
+                       std::int64_t max_frames) {
+  Stream s = stream(source, max_frames);
+  FrameRecord rec;
+  while (s.next(&rec)) {
+    if (!on_record(rec)) break;
+  }
+  // Stopped early: records still in flight are taken (and dropped) so the next run starts clean.
+  FrameRecord rest;
+  while (state_->exec->in_flight() > 0 && state_->exec->take(&rest, true)) {
+  }
+  return s.stats();
+}
+
+FrameRecord Pipeline::process(const HostImage& image, std::int64_t index,
+                              const std::string& source_name) {
+  Frame f;
+  f.index = index;
+  f.source = source_name;
+  f.image = image;
+  state_->exec->submit(std::move(f));
+  FrameRecord rec;
+  state_->exec->take(&rec, true);
+  return rec;
+}
+
+// ---- Builder
+// ----------------------------------------------------------------------------------------
+
+namespace {
+
+std::string yaml_quoted(const std::string& s) {
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"' || c == '\\') out += '\\';
+    out += c;
+  }
+  return out + "\"";
+}
+
+}  // namespace
+
+PipelineBuilder& PipelineBuilder::input(const std::string& uri) {
+  input_ = uri;
+  return *this;
+}
+
+PipelineBuilder& PipelineBuilder::platform(const std::string& name) {
+  platform_ = name;
+  return *this;
+}
+
+PipelineBuilder& PipelineBuilder::stage(
+    const std::string& type, const std::vector<std::pair<std::string, std::string>>& keys) {
+  std::string s = "{type: " + type;
+  for (const auto& [k, v] : keys) s += ", " + k + ": " + v;
+  stages_.push_back(s + "}");
+  return *this;
+}
+
+std::string PipelineBuilder::yaml() const {
+  std::string y;
+  if (!input_.empty()) y += "input: " + yaml_quoted(input_) + "\n";
+  y += "platform: " + yaml_quoted(platform_) + "\nstages:\n";
+  for (const auto& s : stages_) y += "  - " + s + "\n";
+  return y;
+}
+
+Pipeline PipelineBuilder::build() const {
+  if (stages_.empty()) throw config_error("<builder>: no stages (add one with stage(type, keys))");
+  return Pipeline(make_state(parse_config(yaml(), "<builder>", "."), ""));
+}
+
+}  // namespace jetpipe

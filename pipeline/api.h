@@ -1,0 +1,124 @@
+// SPDX-License-Identifier: MIT
+// The application-facing API: a pipeline built from YAML (a file or text) or in code, run over any
+// source opened by URI, handing back one FrameRecord per input frame, in input order.
+//
+//   jetpipe::Pipeline p = jetpipe::Pipeline::from_file("config/default.yaml");
+//   auto source = p.open("file://clip.mp4");           // or p.open() for the config's input
+//   p.run(*source, [](const jetpipe::FrameRecord& r) {
+//     std::cout << jetpipe::record_to_json(r).dump() << "\n";   // results_json.h
+//     return true;                                               // false stops
+//   });
+//
+//   auto q = jetpipe::Pipeline::builder()                       // the same in code
+//                .stage("to_gray").stage("histogram", {{"bins", "16"}}).stage("stats").build();
+//   jetpipe::Pipeline::Stream s = q.stream(*source);            // or pull the records
+//   for (jetpipe::FrameRecord r; s.next(&r);) { ... }
+//
+// Errors: jetpipe::Error; kConfig for the YAML or the stages (naming file, line, key), kInput for
+// a source that cannot be opened. A Pipeline runs one source at a time (stages keep per-frame
+// state); use one Pipeline per thread.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "pipeline/config.h"
+#include "pipeline/executor.h"
+#include "pipeline/io/source.h"
+#include "pipeline/platform.h"
+
+namespace jetpipe {
+
+// How a pipeline wants its frames: GRAY8 (the luma plane, no colour conversion) when every stage
+// reading the frame reads gray only, else BGR8.
+SourceOptions source_options_for(const PipelineConfig& config);
+
+struct RunStats {
+  std::int64_t read = 0, processed = 0, failed = 0, dropped = 0;
+  std::string source_error;  // why the source stopped early ("" when it ended normally)
+};
+
+class PipelineBuilder;
+
+class Pipeline {
+ public:
+  // From a YAML config file (relative inputs resolve against its folder) or text. `platform`
+  // overrides the config's (auto, a profile name, or a file).
+  static Pipeline from_file(const std::string& path, const std::string& platform = "");
+  static Pipeline from_yaml(const std::string& yaml, const std::string& base_dir = ".",
+                            const std::string& platform = "");
+  static PipelineBuilder builder();
+
+  Pipeline(Pipeline&&) noexcept;
+  Pipeline& operator=(Pipeline&&) noexcept;
+  ~Pipeline();
+
+  const PipelineConfig& config() const;
+  const PlatformProfile& platform() const;
+
+  // Images copied into each record's `images` (names from config().image_names(), or "frame").
+  // Throws kConfig for an unknown name.
+  void keep_images(std::vector<std::string> names);
+
+  // Opens `uri` (empty: the config's input) with source_options_for(config()).
+  std::unique_ptr<Source> open(const std::string& uri = "") const;
+
+  // Runs every frame of `source` (at most max_frames when ≥ 0); `on_record` gets each record in
+  // input order and returns false to stop. A source failing mid-stream ends the run with
+  // RunStats::source_error set (records already handed over stay valid).
+  RunStats run(Source& source, const std::function<bool(const FrameRecord&)>& on_record,
+               std::int64_t max_frames = -1);
+
+  // The pull form of run(): next() gives the records one by one, false at the end.
+  class Stream {
+   public:
+    bool next(FrameRecord* record);
+    const RunStats& stats() const { return stats_; }
+
+   private:
+    friend class Pipeline;
+    Stream(Pipeline* p, Source* s, std::int64_t max) : pipeline_(p), source_(s), max_(max) {}
+    Pipeline* pipeline_;
+    Source* source_;
+    std::int64_t max_;
+    RunStats stats_;
+    bool source_done_ = false;
+  };
+  // The Stream refers to this Pipeline and to `source`: both must outlive it.
+  Stream stream(Source& source, std::int64_t max_frames = -1);
+
+  // One image through the stages (a record with index `index`); throws nothing for a failing
+  // frame: the record's error says why.
+  FrameRecord process(const HostImage& image, std::int64_t index = 0,
+                      const std::string& source_name = "");
+
+  struct State;  // opaque
+
+ private:
+  friend class PipelineBuilder;
+  explicit Pipeline(std::unique_ptr<State> state);
+  std::unique_ptr<State> state_;
+};
+
+// Stages added in code, validated exactly as a config file is (errors name "<builder>").
+class PipelineBuilder {
+ public:
+  PipelineBuilder& input(const std::string& uri);
+  PipelineBuilder& platform(const std::string& name);
+  // A stage of `type` with its keys (name, input, output and parameters) as YAML values:
+  // {{"ksize", "5"}, {"border", "reflect"}, {"range", "[0, 256]"}}.
+  PipelineBuilder& stage(const std::string& type,
+                         const std::vector<std::pair<std::string, std::string>>& keys = {});
+  std::string yaml() const;  // the config it stands for
+  Pipeline build() const;
+
+ private:
+  std::string input_, platform_ = "auto";
+  std::vector<std::string> stages_;
+};
+
+}  // namespace jetpipe

@@ -1,0 +1,120 @@
+// SPDX-License-Identifier: MIT
+// GStreamer pipeline descriptions for sources and video outputs, as pure functions of a parsed URI
+// and of the elements present (GstFeatures), so the Jetson strings (nvv4l2decoder, nvvidconv,
+// nvarguscamerasrc, nvv4l2h264enc) are unit-tested on machines without those elements. This header
+// and gst_pipeline.cpp build without GStreamer; detect_gst_features() is empty there.
+//
+// Sources end in `appsink name=jp_sink` behind a caps filter:
+//   colour: software `videoconvert ! video/x-raw,format=BGR`; Jetson `nvvidconv ! video/x-raw,
+//           format=BGRx` (the x byte is dropped in the one copy into the frame)
+//   gray:   software `videoconvert ! video/x-raw,format={GRAY8,I420,NV12}` (decoders' I420/NV12
+//   pass
+//           through and the luma plane is used directly); Jetson `nvvidconv !
+//           video/x-raw,format=NV12`
+// Sinks start with `appsrc name=jp_src` (caps set by the sink: BGR or GRAY8, size, rate).
+#pragma once
+
+#include <cstdint>
+#include <set>
+#include <string>
+
+#include "pipeline/core/image.h"
+
+namespace jetpipe {
+
+// Which GStreamer elements exist. Hardware paths are taken when their elements are present.
+struct GstFeatures {
+  std::set<std::string> elements;
+
+  bool has(const std::string& element) const { return elements.count(element) != 0; }
+  // nvvidconv present: decoded frames are converted by the VIC into system memory.
+  bool jetson() const { return has("nvvidconv"); }
+  // A software desktop set (videoconvert, decodebin, avdec_h264, x264enc, muxers, ...), for tests.
+  static GstFeatures software();
+  // software() plus JetPack's nvv4l2decoder, nvvidconv, nvarguscamerasrc, nvv4l2h264enc.
+  static GstFeatures jetson_set();
+};
+
+// The elements present in this process's GStreamer registry (initialises GStreamer); empty when
+// built without GStreamer.
+GstFeatures detect_gst_features();
+
+// ---- Sources
+// --------------------------------------------------------------------------------------
+
+enum class GstSourceKind { kFile, kV4l2, kCsi, kRtsp, kRtp, kTestSrc, kLaunch };
+
+// A GStreamer source URI, parsed (parse_gst_source_uri). Query keys per scheme:
+//   file://PATH                     (none: the path is taken whole)
+//   v4l2:///dev/videoN[?w=W&h=H&fps=F]          raw modes at that size/rate when given
+//   csi://N[?w=W&h=H&fps=F]                     defaults 1920x1080 at 30
+//   rtsp://...                      (none: the URL is passed to rtspsrc whole; latency 200 ms)
+//   rtp://[HOST]:PORT[?codec=h264|h265&latency=MS]   H.264 RTP (payload 96) received on PORT
+//   test://NAME[?w=W&h=H&frames=N&fps=F&live=true|false&format=gray8|bgr8]   videotestsrc
+//   test://videotestsrc?pattern=NAME&...        the same; frames=0: endless
+//   gst://LAUNCH                    a gst-launch description whose last element is an appsink
+struct SourceSpec {
+  GstSourceKind kind = GstSourceKind::kFile;
+  std::string uri;                     // as written
+  std::string location;                // file path, device, rtsp URL, launch text
+  std::string host;                    // rtp: address to listen on ("" = any)
+  int port = 0;                        // rtp
+  int sensor = 0;                      // csi
+  std::string pattern;                 // videotestsrc
+  int width = 0, height = 0, fps = 0;  // 0: the source's own
+  std::int64_t frames = -1;            // videotestsrc num-buffers; -1 endless
+  bool live = false;                   // cameras, network, videotestsrc live=true
+  std::string codec = "h264";
+  int latency_ms = 200;
+  PixelFormat format = PixelFormat::kBgr8;  // what the frames should be (GRAY8 or BGR8)
+  bool format_from_uri = false;             // ?format= given (overrides the pipeline's choice)
+};
+
+// The built-in synthetic patterns (test_source.cpp): test://gradient|checker|noise|blobs.
+bool is_builtin_test_pattern(const std::string& name);
+// Whether `scheme` (without "://") is one the GStreamer sources handle (file excepted).
+bool is_gst_only_scheme(const std::string& scheme);
+
+// Parses a source URI for GStreamer. `format` is the frame format the pipeline wants (GRAY8/BGR8).
+// Throws jetpipe::Error (kInput) naming the URI and what would be valid.
+SourceSpec parse_gst_source_uri(const std::string& uri, PixelFormat format);
+
+// The gst-launch description of a source ending in `appsink name=jp_sink`. Throws kInput when an
+// element it needs is absent (csi:// without nvarguscamerasrc, rtp:// without a decoder).
+std::string gst_source_pipeline(const SourceSpec& spec, const GstFeatures& features);
+
+// ---- Video outputs
+// --------------------------------------------------------------------------------
+
+enum class VideoTargetKind { kFile, kDisplay, kRtp, kRtsp };
+
+// --output-video TARGET: FILE.mp4 | FILE.mkv (or file://...), display://, rtp://HOST:PORT,
+// rtsp://[HOST]:PORT/PATH (served by gst-rtsp-server when built with it).
+struct VideoTarget {
+  VideoTargetKind kind = VideoTargetKind::kFile;
+  std::string text;       // as written
+  std::string path;       // file
+  std::string container;  // "mp4" | "mkv"
+  std::string host;       // rtp: destination; rtsp: address to serve on
+  int port = 0;
+  std::string mount = "/jetpipe";  // rtsp path
+};
+
+// Parses a video output target; throws jetpipe::Error (kConfig) naming the forms that are valid.
+VideoTarget parse_video_target(const std::string& target);
+
+// The H.264 encoder chain (from raw video to parsed H.264): nvv4l2h264enc on Jetson, else x264enc,
+// else openh264enc; "" when none is present. low_latency for streaming (no B-frames, no lookahead).
+std::string h264_encoder_chain(const GstFeatures& features, int fps, int bitrate_kbps,
+                               bool low_latency);
+
+// The description of an output starting at `appsrc name=jp_src` (RTSP: the media factory's
+// description, in parentheses, with the payloader named pay0). Throws kConfig when an element it
+// needs is absent (no H.264 encoder, no muxer).
+std::string gst_sink_pipeline(const VideoTarget& target, const GstFeatures& features, int fps,
+                              int bitrate_kbps);
+
+// Quotes a property value for a gst-launch description ("a b" → "\"a b\"").
+std::string gst_quote(const std::string& value);
+
+}  // namespace jetpipe

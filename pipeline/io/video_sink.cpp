@@ -1,0 +1,591 @@
+// SPDX-License-Identifier: MIT
+// Video outputs through GStreamer (appsrc → encoder → muxer/payloader → file, display, UDP, RTSP),
+// and the annotation drawn in plain C++ (a 5x7 bitmap font, crosses, a histogram plot).
+#include "pipeline/io/video_sink.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <limits>
+#include <mutex>
+#include <thread>
+#include <variant>
+
+#include "pipeline/core/error.h"
+#include "pipeline/io/gst_pipeline.h"
+#include "pipeline/io/gst_source.h"
+
+#if JETPIPE_HAVE_GSTREAMER
+#include <gst/app/gstappsrc.h>
+#include <gst/video/video.h>
+
+#include "pipeline/io/gst_runtime.h"
+#if JETPIPE_HAVE_GST_RTSP_SERVER
+#include <gst/rtsp-server/rtsp-server.h>
+#endif
+#endif
+
+namespace jetpipe {
+
+// ---- 8-bit images and annotation
+// ------------------------------------------------------------------
+
+namespace {
+
+std::uint8_t luma(const std::uint8_t* bgr) {
+  return static_cast<std::uint8_t>((bgr[0] * 29 + bgr[1] * 150 + bgr[2] * 77 + 128) >> 8);
+}
+
+// Copies `src` into `dst` (same format), cropping or padding with black where sizes differ.
+[[maybe_unused]] void fit_copy(const ImageView& src, const ImageView& dst) {
+  const int w = std::min(src.width, dst.width), h = std::min(src.height, dst.height);
+  const std::size_t bpp = static_cast<std::size_t>(bytes_per_pixel(dst.format));
+  for (int y = 0; y < dst.height; ++y) {
+    std::uint8_t* d = dst.row<std::uint8_t>(y);
+    if (y < h) {
+      std::memcpy(d, src.row<std::uint8_t>(y), bpp * static_cast<std::size_t>(w));
+      std::memset(d + bpp * w, 0, bpp * static_cast<std::size_t>(dst.width - w));
+    } else {
+      std::memset(d, 0, dst.row_bytes());
+    }
+  }
+}
+
+// GRAY8 ↔ BGR8 (cvtColor's weights one way, replication the other).
+HostImage convert_8bit(const ImageView& src, PixelFormat to) {
+  HostImage out(src.width, src.height, to);
+  const ImageView d = out.view();
+  for (int y = 0; y < src.height; ++y) {
+    const std::uint8_t* s = src.row<std::uint8_t>(y);
+    std::uint8_t* o = d.row<std::uint8_t>(y);
+    for (int x = 0; x < src.width; ++x) {
+      if (to == PixelFormat::kGray8) {
+        o[x] = luma(s + 3 * x);
+      } else {
+        o[3 * x] = o[3 * x + 1] = o[3 * x + 2] = s[x];
+      }
+    }
+  }
+  return out;
+}
+
+// 5x7 glyphs, one byte per row (low 5 bits, MSB left), for the overlay's few characters.
+struct Glyph {
+  char c;
+  std::uint8_t rows[7];
+};
+constexpr Glyph kFont[] = {{'0', {0x0E, 0x11, 0x13, 0x15, 0x19, 0x11, 0x0E}},
+                           {'1', {0x04, 0x0C, 0x04, 0x04, 0x04, 0x04, 0x0E}},
+                           {'2', {0x0E, 0x11, 0x01, 0x02, 0x04, 0x08, 0x1F}},
+                           {'3', {0x1F, 0x02, 0x04, 0x02, 0x01, 0x11, 0x0E}},
+                           {'4', {0x02, 0x06, 0x0A, 0x12, 0x1F, 0x02, 0x02}},
+                           {'5', {0x1F, 0x10, 0x1E, 0x01, 0x01, 0x11, 0x0E}},
+                           {'6', {0x06, 0x08, 0x10, 0x1E, 0x11, 0x11, 0x0E}},
+                           {'7', {0x1F, 0x01, 0x02, 0x04, 0x08, 0x08, 0x08}},
+                           {'8', {0x0E, 0x11, 0x11, 0x0E, 0x11, 0x11, 0x0E}},
+                           {'9', {0x0E, 0x11, 0x11, 0x0F, 0x01, 0x02, 0x0C}},
+                           {'.', {0x00, 0x00, 0x00, 0x00, 0x00, 0x0C, 0x0C}},
+                           {'-', {0x00, 0x00, 0x00, 0x1F, 0x00, 0x00, 0x00}},
+                           {'#', {0x0A, 0x0A, 0x1F, 0x0A, 0x1F, 0x0A, 0x0A}},
+                           {':', {0x00, 0x0C, 0x0C, 0x00, 0x0C, 0x0C, 0x00}},
+                           {'a', {0x00, 0x00, 0x0E, 0x01, 0x0F, 0x11, 0x0F}},
+                           {'d', {0x01, 0x01, 0x0D, 0x13, 0x11, 0x11, 0x0F}},
+                           {'e', {0x00, 0x00, 0x0E, 0x11, 0x1F, 0x10, 0x0E}},
+                           {'i', {0x04, 0x00, 0x0C, 0x04, 0x04, 0x04, 0x0E}},
+                           {'m', {0x00, 0x00, 0x1A, 0x15, 0x15, 0x11, 0x11}},
+                           {'n', {0x00, 0x00, 0x16, 0x19, 0x11, 0x11, 0x11}},
+                           {'s', {0x00, 0x00, 0x0E, 0x10, 0x0E, 0x01, 0x1E}},
+                           {'t', {0x08, 0x08, 0x1C, 0x08, 0x08, 0x09, 0x06}},
+                           {'x', {0x00, 0x00, 0x11, 0x0A, 0x04, 0x0A, 0x11}}};
+
+struct Bgr {
+  std::uint8_t b, g, r;
+};
+
+class Canvas {
+ public:
+  explicit Canvas(const ImageView& v) : v_(v) {}
+
+  void put(int x, int y, Bgr c) const {
+    if (x < 0 || y < 0 || x >= v_.width || y >= v_.height) return;
+    std::uint8_t* p = v_.row<std::uint8_t>(y) + 3 * x;
+    p[0] = c.b;
+    p[1] = c.g;
+    p[2] = c.r;
+  }
+  void fill(int x0, int y0, int w, int h, Bgr c) const {
+    for (int y = y0; y < y0 + h; ++y) {
+      for (int x = x0; x < x0 + w; ++x) put(x, y, c);
+    }
+  }
+  // Darkens a rectangle (to 3/8) so the overlay reads on any picture.
+  void shade(int x0, int y0, int w, int h) const {
+    for (int y = std::max(0, y0); y < std::min(v_.height, y0 + h); ++y) {
+      std::uint8_t* p = v_.row<std::uint8_t>(y);
+      for (int x = std::max(0, x0); x < std::min(v_.width, x0 + w); ++x) {
+        for (int k = 0; k < 3; ++k) p[3 * x + k] = static_cast<std::uint8_t>(p[3 * x + k] * 3 / 8);
+      }
+    }
+  }
+  // Text in the 5x7 font at scale s; returns the width drawn.
+  int text(int x0, int y0, const std::string& s, int scale, Bgr c) const {
+    int x = x0;
+    for (char ch : s) {
+      for (const Glyph& g : kFont) {
+        if (g.c != ch) continue;
+        for (int r = 0; r < 7; ++r) {
+          for (int b = 0; b < 5; ++b) {
+            if (g.rows[r] & (0x10 >> b)) fill(x + b * scale, y0 + r * scale, scale, scale, c);
+          }
+        }
+      }
+      x += 6 * scale;
+    }
+    return x - x0;
+  }
+  void cross(int cx, int cy, int arm, Bgr c) const {
+    for (int d = -arm; d <= arm; ++d) {
+      put(cx + d, cy, c);
+      put(cx, cy + d, c);
+    }
+  }
+
+ private:
+  ImageView v_;
+};
+
+std::string fmt(const char* f, double v) {
+  char b[48];
+  std::snprintf(b, sizeof b, f, v);
+  return b;
+}
+
+}  // namespace
+
+HostImage to_video_image(const ImageView& src) {
+  switch (src.format) {
+    case PixelFormat::kGray8:
+    case PixelFormat::kBgr8: {
+      HostImage out(src.width, src.height, src.format);
+      copy_image(src, out.view());
+      return out;
+    }
+    case PixelFormat::kRgb8: {
+      HostImage out(src.width, src.height, PixelFormat::kBgr8);
+      for (int y = 0; y < src.height; ++y) {
+        const std::uint8_t* s = src.row<std::uint8_t>(y);
+        std::uint8_t* d = out.view().row<std::uint8_t>(y);
+        for (int x = 0; x < src.width; ++x) {
+          d[3 * x] = s[3 * x + 2];
+          d[3 * x + 1] = s[3 * x + 1];
+          d[3 * x + 2] = s[3 * x];
+        }
+      }
+      return out;
+    }
+    case PixelFormat::kS16: {
+      HostImage out(src.width, src.height, PixelFormat::kGray8);
+      for (int y = 0; y < src.height; ++y) {
+        const std::int16_t* s = src.row<std::int16_t>(y);
+        std::uint8_t* d = out.view().row<std::uint8_t>(y);
+        for (int x = 0; x < src.width; ++x) {
+          d[x] = static_cast<std::uint8_t>(std::min(255, std::abs(static_cast<int>(s[x]))));
+        }
+      }
+      return out;
+    }
+    case PixelFormat::kF32: {
+      float lo = std::numeric_limits<float>::max(), hi = std::numeric_limits<float>::lowest();
+      for (int y = 0; y < src.height; ++y) {
+        const float* s = src.row<float>(y);
+        for (int x = 0; x < src.width; ++x) {
+          if (std::isfinite(s[x])) {
+            lo = std::min(lo, s[x]);
+            hi = std::max(hi, s[x]);
+          }
+        }
+      }
+      const double scale = hi > lo ? 255.0 / (static_cast<double>(hi) - lo) : 0.0;
+      HostImage out(src.width, src.height, PixelFormat::kGray8);
+      for (int y = 0; y < src.height; ++y) {
+        const float* s = src.row<float>(y);
+        std::uint8_t* d = out.view().row<std::uint8_t>(y);
+        for (int x = 0; x < src.width; ++x) {
+          const double v = std::isfinite(s[x]) ? (s[x] - lo) * scale : 0.0;
+          d[x] = static_cast<std::uint8_t>(std::clamp(std::lround(v), 0L, 255L));
+        }
+      }
+      return out;
+    }
+  }
+  return {};
+}
+
+HostImage annotate(const ImageView& image,
+                   const std::vector<std::pair<std::string, StageResult>>& results,
+                   std::int64_t frame_index) {
+  HostImage out = image.format == PixelFormat::kBgr8 ? to_video_image(image)
+                                                     : convert_8bit(image, PixelFormat::kBgr8);
+  const Canvas c(out.view());
+  const int s = image.width >= 1280 ? 2 : 1;
+  const HistogramResult* hist = nullptr;
+  const StatsResult* stats = nullptr;
+  std::uint64_t detections = 0;
+  bool have_detect = false;
+  for (const auto& [name, r] : results) {
+    if (const auto* h = std::get_if<HistogramResult>(&r)) {
+      if (!hist) hist = h;
+    } else if (const auto* st = std::get_if<StatsResult>(&r)) {
+      if (!stats) stats = st;
+    } else if (const auto* d = std::get_if<DetectResult>(&r)) {
+      have_detect = true;
+      detections += d->count;
+      for (const Detection& p : d->points) {
+        c.cross(p.x, p.y, 3 * s, {0, 0, 0});  // a dark outline first, then green
+        c.cross(p.x + 1, p.y + 1, 3 * s, {0, 0, 0});
+        c.cross(p.x, p.y, 3 * s, {60, 255, 60});
+      }
+    }
+  }
+  std::vector<std::string> lines = {"#" + std::to_string(frame_index)};
+  if (stats) {
+    lines.push_back("mean " + fmt("%.1f", stats->mean) + " sd " + fmt("%.1f", stats->stddev));
+    lines.push_back("min " + fmt("%g", stats->min) + " max " + fmt("%g", stats->max));
+  }
+  if (have_detect) lines.push_back("det " + std::to_string(detections));
+  const int plot_w = 128 * s, plot_h = hist ? 48 * s : 0, line_h = 9 * s, pad = 3 * s;
+  std::size_t longest = 0;
+  for (const auto& l : lines) longest = std::max(longest, l.size());
+  const int panel_w = std::max(plot_w, static_cast<int>(longest) * 6 * s) + 2 * pad;
+  const int panel_h = plot_h + (hist ? pad : 0) + static_cast<int>(lines.size()) * line_h + 2 * pad;
+  c.shade(4, 4, panel_w, panel_h);
+  int y = 4 + pad;
+  if (hist && !hist->bins.empty()) {
+    const std::size_t nb = hist->bins.size();
+    std::vector<std::uint64_t> col(static_cast<std::size_t>(plot_w), 0);
+    for (int x = 0; x < plot_w; ++x) {
+      const std::size_t b0 = static_cast<std::size_t>(x) * nb / plot_w;
+      const std::size_t b1 = std::max(b0 + 1, static_cast<std::size_t>(x + 1) * nb / plot_w);
+      for (std::size_t b = b0; b < b1 && b < nb; ++b) col[x] = std::max(col[x], hist->bins[b]);
+    }
+    const std::uint64_t peak =
+        std::max<std::uint64_t>(1, *std::max_element(col.begin(), col.end()));
+    for (int x = 0; x < plot_w; ++x) {
+      // Square-root scale: the background's peak does not flatten everything else.
+      const int hgt = static_cast<int>(
+          std::lround(plot_h * std::sqrt(static_cast<double>(col[x]) / static_cast<double>(peak))));
+      c.fill(4 + pad + x, y + plot_h - hgt, 1, hgt, {230, 200, 120});
+    }
+    y += plot_h + pad;
+  }
+  for (const auto& l : lines) {
+    c.text(4 + pad, y, l, s, {255, 255, 255});
+    y += line_h;
+  }
+  return out;
+}
+
+// ---- The sink
+// ---------------------------------------------------------------------------------------
+
+#if JETPIPE_HAVE_GSTREAMER
+
+struct VideoSink::Impl {
+  VideoTarget target;
+  VideoSinkOptions opt;
+  std::string description;
+  GstElement* pipeline = nullptr;
+  GstElement* appsrc = nullptr;
+  GstVideoInfo info;
+  int width = 0, height = 0;
+  PixelFormat format = PixelFormat::kBgr8;
+  std::int64_t written = 0, skipped = 0;
+  bool closed = false;
+
+#if JETPIPE_HAVE_GST_RTSP_SERVER
+  GMainContext* ctx = nullptr;
+  GMainLoop* loop = nullptr;
+  std::thread loop_thread;
+  GstRTSPServer* server = nullptr;
+  guint server_source = 0;
+  std::mutex rtsp_m;                 // guards client_src, base
+  GstElement* client_src = nullptr;  // the appsrc of the media now served
+  std::int64_t base = 0;             // frame count when that media started (its PTS 0)
+#endif
+
+  std::string where() const { return "--output-video '" + target.text + "': "; }
+
+  GstCaps* caps() const {
+    return gst_caps_new_simple("video/x-raw", "format", G_TYPE_STRING,
+                               format == PixelFormat::kGray8 ? "GRAY8" : "BGR", "width", G_TYPE_INT,
+                               width, "height", G_TYPE_INT, height, "framerate", GST_TYPE_FRACTION,
+                               opt.fps, 1, nullptr);
+  }
+
+  void configure_appsrc(GstElement* src, bool live) const {
+    GstCaps* c = caps();
+    g_object_set(src, "caps", c, "format", GST_FORMAT_TIME, "block", TRUE, "is-live",
+                 live ? TRUE : FALSE, "max-bytes", static_cast<guint64>(4 * info.size), nullptr);
+    gst_caps_unref(c);
+  }
+
+  // The first error on the pipeline's bus, waiting up to `wait` (0: a look only).
+  std::string bus_error(GstClockTime wait, bool want_eos, bool* eos = nullptr) const {
+    GstBus* bus = gst_element_get_bus(pipeline);
+    const auto types =
+        static_cast<GstMessageType>(GST_MESSAGE_ERROR | (want_eos ? GST_MESSAGE_EOS : 0));
+    GstMessage* m = gst_bus_timed_pop_filtered(bus, wait, types);
+    gst_object_unref(bus);
+    if (!m) return {};
+    std::string text;
+    if (GST_MESSAGE_TYPE(m) == GST_MESSAGE_EOS) {
+      if (eos) *eos = true;
+    } else {
+      text = gst_detail::message_text(m);
+    }
+    gst_message_unref(m);
+    return text;
+  }
+
+  void start(const ImageView& first) {
+    width = first.width;
+    height = first.height;
+    format = first.format;
+    gst_video_info_set_format(
+        &info, format == PixelFormat::kGray8 ? GST_VIDEO_FORMAT_GRAY8 : GST_VIDEO_FORMAT_BGR,
+        static_cast<guint>(width), static_cast<guint>(height));
+    if (target.kind == VideoTargetKind::kRtsp) {
+      start_rtsp();
+      return;
+    }
+    pipeline = gst_detail::parse_launch(description, where(), false);
+    appsrc = gst_bin_get_by_name(GST_BIN(pipeline), "jp_src");
+    configure_appsrc(appsrc, target.kind != VideoTargetKind::kFile);
+    if (gst_element_set_state(pipeline, GST_STATE_PLAYING) == GST_STATE_CHANGE_FAILURE) {
+      const std::string e = bus_error(0, false);
+      throw Error(where() + "cannot start: GStreamer: " + (e.empty() ? "state change failed" : e));
+    }
+  }
+
+  // Copies one frame into a new GstBuffer honouring GStreamer's stride, with its timestamps.
+  GstBuffer* make_buffer(const ImageView& img, std::int64_t n) const {
+    GstBuffer* buf = gst_buffer_new_allocate(nullptr, info.size, nullptr);
+    GstVideoFrame vf;
+    gst_video_frame_map(&vf, const_cast<GstVideoInfo*>(&info), buf, GST_MAP_WRITE);
+    auto* dst = static_cast<std::uint8_t*>(GST_VIDEO_FRAME_PLANE_DATA(&vf, 0));
+    const int stride = GST_VIDEO_FRAME_PLANE_STRIDE(&vf, 0);
+    for (int y = 0; y < img.height; ++y) {
+      std::memcpy(dst + static_cast<std::size_t>(y) * stride, img.row<std::uint8_t>(y),
+                  img.row_bytes());
+    }
+    gst_video_frame_unmap(&vf);
+    GST_BUFFER_PTS(buf) = gst_util_uint64_scale(static_cast<guint64>(n), GST_SECOND, opt.fps);
+    GST_BUFFER_DURATION(buf) = gst_util_uint64_scale(1, GST_SECOND, opt.fps);
+    return buf;
+  }
+
+  void push(const ImageView& img) {
+#if JETPIPE_HAVE_GST_RTSP_SERVER
+    if (target.kind == VideoTargetKind::kRtsp) {
+      std::lock_guard<std::mutex> lk(rtsp_m);
+      if (!client_src) {
+        ++skipped;
+        return;
+      }
+      if (gst_app_src_push_buffer(GST_APP_SRC(client_src), make_buffer(img, written - base)) !=
+          GST_FLOW_OK) {
+        gst_object_unref(client_src);  // the client went away; wait for the next one
+        client_src = nullptr;
+        ++skipped;
+        return;
+      }
+      ++written;
+      return;
+    }
+#endif
+    const std::string before = bus_error(0, false);
+    if (!before.empty()) throw Error(where() + "GStreamer: " + before);
+    const GstFlowReturn ret =
+        gst_app_src_push_buffer(GST_APP_SRC(appsrc), make_buffer(img, written));
+    if (ret != GST_FLOW_OK) {
+      const std::string e = bus_error(GST_SECOND, false);
+      throw Error(where() + "GStreamer: " +
+                  (e.empty() ? std::string("push failed: ") + gst_flow_get_name(ret) : e));
+    }
+    ++written;
+  }
+
+  void finish() {
+    if (closed) return;
+    closed = true;
+#if JETPIPE_HAVE_GST_RTSP_SERVER
+    if (target.kind == VideoTargetKind::kRtsp) {
+      stop_rtsp();
+      return;
+    }
+#endif
+    if (!pipeline) return;
+    std::string err;
+    gst_app_src_end_of_stream(GST_APP_SRC(appsrc));
+    bool eos = false;
+    err = bus_error(10 * GST_SECOND, true, &eos);
+    if (err.empty() && !eos) err = "the stream did not finish within 10 s";
+    gst_element_set_state(pipeline, GST_STATE_NULL);
+    gst_object_unref(appsrc);
+    gst_object_unref(pipeline);
+    appsrc = nullptr;
+    pipeline = nullptr;
+    if (!err.empty()) throw Error(where() + "GStreamer: " + err);
+  }
+
+#if JETPIPE_HAVE_GST_RTSP_SERVER
+  static void on_media_configure(GstRTSPMediaFactory*, GstRTSPMedia* media, gpointer self) {
+    auto* impl = static_cast<Impl*>(self);
+    GstElement* element = gst_rtsp_media_get_element(media);
+    GstElement* src = gst_bin_get_by_name_recurse_up(GST_BIN(element), "jp_src");
+    gst_object_unref(element);
+    if (!src) return;
+    impl->configure_appsrc(src, true);
+    std::lock_guard<std::mutex> lk(impl->rtsp_m);
+    if (impl->client_src) gst_object_unref(impl->client_src);
+    impl->client_src = src;
+    impl->base = impl->written;
+  }
+
+  void start_rtsp() {
+    ctx = g_main_context_new();
+    loop = g_main_loop_new(ctx, FALSE);
+    server = gst_rtsp_server_new();
+    const std::string port = std::to_string(target.port);
+    g_object_set(server, "service", port.c_str(), nullptr);
+    if (!target.host.empty()) gst_rtsp_server_set_address(server, target.host.c_str());
+    GstRTSPMountPoints* mounts = gst_rtsp_server_get_mount_points(server);
+    GstRTSPMediaFactory* factory = gst_rtsp_media_factory_new();
+    gst_rtsp_media_factory_set_launch(factory, description.c_str());
+    gst_rtsp_media_factory_set_shared(factory, TRUE);
+    g_signal_connect(factory, "media-configure", G_CALLBACK(&Impl::on_media_configure), this);
+    gst_rtsp_mount_points_add_factory(mounts, target.mount.c_str(), factory);
+    g_object_unref(mounts);
+    server_source = gst_rtsp_server_attach(server, ctx);
+    if (server_source == 0) {
+      g_object_unref(server);
+      server = nullptr;
+      throw Error(where() + "cannot serve RTSP on port " + port + " (in use?)");
+    }
+    loop_thread = std::thread([l = loop] { g_main_loop_run(l); });
+  }
+
+  void stop_rtsp() {
+    {
+      std::lock_guard<std::mutex> lk(rtsp_m);
+      if (client_src) {
+        gst_app_src_end_of_stream(GST_APP_SRC(client_src));
+        gst_object_unref(client_src);
+        client_src = nullptr;
+      }
+    }
+    if (loop) {
+      g_main_loop_quit(loop);
+      if (loop_thread.joinable()) loop_thread.join();
+    }
+    if (server_source) {
+      if (GSource* s = g_main_context_find_source_by_id(ctx, server_source)) g_source_destroy(s);
+    }
+    if (server) g_object_unref(server);
+    if (loop) g_main_loop_unref(loop);
+    if (ctx) g_main_context_unref(ctx);
+    server = nullptr;
+    loop = nullptr;
+    ctx = nullptr;
+  }
+#endif
+};
+
+VideoSink::VideoSink(const std::string& target, const VideoSinkOptions& options)
+    : impl_(std::make_unique<Impl>()) {
+  impl_->target = parse_video_target(target);
+  impl_->opt = options;
+  impl_->opt.fps = std::clamp(options.fps, 1, 1000);
+  impl_->opt.bitrate_kbps = std::clamp(options.bitrate_kbps, 64, 200000);
+  const std::string where = impl_->where();
+  try {
+    gst_detail::ensure_init();
+  } catch (const Error& e) {
+    throw config_error(where + e.what());
+  }
+#if !JETPIPE_HAVE_GST_RTSP_SERVER
+  if (impl_->target.kind == VideoTargetKind::kRtsp) {
+    throw config_error(where +
+                       "this build has no RTSP server (Debian: libgstrtspserver-1.0-dev, "
+                       "then rebuild); rtp://HOST:PORT streams without one");
+  }
+#endif
+  impl_->description = gst_sink_pipeline(impl_->target, detect_gst_features(), impl_->opt.fps,
+                                         impl_->opt.bitrate_kbps);
+  if (impl_->target.kind == VideoTargetKind::kFile) {
+    namespace fs = std::filesystem;
+    const fs::path dir = fs::path(impl_->target.path).parent_path();
+    std::error_code ec;
+    if (!dir.empty() && !fs::is_directory(dir, ec)) {
+      throw config_error(where + "no folder " + dir.string());
+    }
+  }
+}
+
+VideoSink::~VideoSink() {
+  try {
+    impl_->finish();
+  } catch (const Error&) {
+  }
+}
+
+void VideoSink::write(const ImageView& image) {
+  if (impl_->closed) throw Error(impl_->where() + "written after close()");
+  if (image.format != PixelFormat::kGray8 && image.format != PixelFormat::kBgr8) {
+    throw Error(impl_->where() + "frames must be GRAY8 or BGR8 (to_video_image makes one)");
+  }
+  if (impl_->width == 0) impl_->start(image);
+  if (image.width == impl_->width && image.height == impl_->height &&
+      image.format == impl_->format) {
+    impl_->push(image);
+    return;
+  }
+  HostImage same = image.format == impl_->format ? HostImage() : convert_8bit(image, impl_->format);
+  const ImageView src = same.empty() ? image : same.view();
+  HostImage fitted(impl_->width, impl_->height, impl_->format);
+  fit_copy(src, fitted.view());
+  impl_->push(fitted.view());
+}
+
+void VideoSink::close() { impl_->finish(); }
+
+std::int64_t VideoSink::frames() const { return impl_->written; }
+
+std::string VideoSink::describe() const {
+  std::string d = impl_->target.text + " (" + std::to_string(impl_->written) + " frames";
+  if (impl_->skipped) d += ", " + std::to_string(impl_->skipped) + " skipped without a client";
+  return d + ") [" + impl_->description + "]";
+}
+
+#else  // !JETPIPE_HAVE_GSTREAMER
+
+struct VideoSink::Impl {};
+
+VideoSink::VideoSink(const std::string& target, const VideoSinkOptions&) {
+  parse_video_target(target);  // a malformed target is named first
+  throw config_error("--output-video '" + target +
+                     "': needs GStreamer, which this build does not have (install "
+                     "libgstreamer1.0-dev and libgstreamer-plugins-base1.0-dev, e.g. with "
+                     "tools/install-deps.sh, and rebuild)");
+}
+VideoSink::~VideoSink() = default;
+void VideoSink::write(const ImageView&) {}
+void VideoSink::close() {}
+std::int64_t VideoSink::frames() const { return 0; }
+std::string VideoSink::describe() const { return {}; }
+
+#endif
+
+}  // namespace jetpipe
