@@ -15,3 +15,30 @@ void threshold_ref(double thresh, double max_value, const ImageView& src, const 
                    int y0, int y1);
 
 }  // namespace jetpipe
+
+#if JETPIPE_HAVE_CUDA
+#include <driver_types.h>  // cudaStream_t, cudaError_t only: no device headers
+
+namespace jetpipe {
+
+// Otsu's threshold of a 256-bin histogram in device memory (e.g. launch_histogram with default
+// HistogramParams), computed on the device by one small block with otsu_threshold's arithmetic step
+// for step (bit-equal): *threshold (device or mapped memory) receives it as a double, ready for
+// launch_threshold_from and readable as the stage's result. No host round trip; never synchronizes.
+// mu1_trace (tests): when not null, receives the class mean mu1 after each level that the loop does
+// not skip (256 doubles; skipped levels untouched).
+cudaError_t launch_otsu_threshold(const std::uint64_t* hist256, double* threshold,
+                                  cudaStream_t stream, double* mu1_trace = nullptr);
+
+// THRESH_BINARY on GRAY8, rows [y0, y1) of src into the same rows of dst (same size; any pitch or
+// ROI; src == dst allowed): dst = src > floor(thresh) ? round(max_value) : 0, as threshold_ref.
+cudaError_t launch_threshold(double thresh, double max_value, const ImageView& src,
+                             const ImageView& dst, int y0, int y1, cudaStream_t stream);
+
+// The same with the threshold read on the device from *thresh (device or mapped memory), e.g. the
+// output of launch_otsu_threshold earlier in the stream.
+cudaError_t launch_threshold_from(const double* thresh, double max_value, const ImageView& src,
+                                  const ImageView& dst, int y0, int y1, cudaStream_t stream);
+
+}  // namespace jetpipe
+#endif

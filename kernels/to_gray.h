@@ -13,3 +13,18 @@ namespace jetpipe {
 void to_gray_ref(const ImageView& src, const ImageView& dst, int y0, int y1);
 
 }  // namespace jetpipe
+
+#if JETPIPE_HAVE_CUDA
+#include <driver_types.h>  // cudaStream_t, cudaError_t only: no device headers
+
+namespace jetpipe {
+
+// GPU to_gray: rows [y0, y1) of src (BGR8, RGB8 or GRAY8) into the same rows of dst (GRAY8, same
+// size; device or mapped memory; any pitch or ROI), bit-equal to to_gray_ref. 16 pixels per thread
+// with 16-byte loads and stores where source and destination rows line up (pitched images, equal
+// ROI offsets), per pixel otherwise; GRAY8 input is a 2D async copy. Never synchronizes.
+cudaError_t launch_to_gray(const ImageView& src, const ImageView& dst, int y0, int y1,
+                           cudaStream_t stream);
+
+}  // namespace jetpipe
+#endif

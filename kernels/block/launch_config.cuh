@@ -1,0 +1,99 @@
+// SPDX-License-Identifier: MIT
+// Host-side launch helpers shared by the reduction launchers: the current device's attributes
+// (cached per device: launchers run per frame and must stay cheap), the launch policy for it, and
+// per-kernel settings done once per device (dynamic shared-memory limit, occupancy).
+//
+//   dev::DeviceInfo d;
+//   if (cudaError_t e = dev::current_device(&d)) return e;
+//   const ReductionPolicy& p = reduction_policy(d.cc_major, d.cc_minor);
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <atomic>
+#include <cstddef>
+
+namespace jetpipe::dev {
+
+struct DeviceInfo {
+  int device = 0;
+  int sms = 1;
+  int cc_major = 0, cc_minor = 0;
+  int smem_optin = 48 << 10;  // most dynamic shared memory a block may ask for
+};
+
+constexpr int kMaxDevices = 64;
+
+inline cudaError_t current_device(DeviceInfo* out) {
+  static DeviceInfo cache[kMaxDevices];
+  static std::atomic<bool> known[kMaxDevices];
+  int dev = 0;
+  if (cudaError_t e = cudaGetDevice(&dev)) return e;
+  if (dev >= 0 && dev < kMaxDevices && known[dev].load(std::memory_order_acquire)) {
+    *out = cache[dev];
+    return cudaSuccess;
+  }
+  DeviceInfo d;
+  d.device = dev;
+  cudaError_t e = cudaDeviceGetAttribute(&d.sms, cudaDevAttrMultiProcessorCount, dev);
+  if (!e) e = cudaDeviceGetAttribute(&d.cc_major, cudaDevAttrComputeCapabilityMajor, dev);
+  if (!e) e = cudaDeviceGetAttribute(&d.cc_minor, cudaDevAttrComputeCapabilityMinor, dev);
+  if (!e) e = cudaDeviceGetAttribute(&d.smem_optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev);
+  if (e) return e;
+  if (dev >= 0 && dev < kMaxDevices) {
+    cache[dev] = d;  // every writer stores the same values
+    known[dev].store(true, std::memory_order_release);
+  }
+  *out = d;
+  return cudaSuccess;
+}
+
+// Per-kernel, per-device state: the dynamic shared-memory limit raised to the most this kernel has
+// asked for, and its resident blocks per SM for that size.
+struct KernelSlot {
+  std::atomic<int> smem_limit[kMaxDevices] = {};
+  std::atomic<unsigned long long> occupancy[kMaxDevices] = {};  // (threads, smem) << 8 | blocks
+};
+
+// Raises the kernel's dynamic shared-memory limit to at least `bytes` on the current device.
+template <class Kernel>
+cudaError_t allow_dynamic_smem(Kernel* kernel, KernelSlot& slot, const DeviceInfo& d, int bytes) {
+  if (bytes <= 48 * 1024) return cudaSuccess;
+  std::atomic<int>& cur = slot.smem_limit[d.device % kMaxDevices];
+  if (cur.load(std::memory_order_acquire) >= bytes) return cudaSuccess;
+  cudaError_t e = cudaFuncSetAttribute(reinterpret_cast<const void*>(kernel),
+                                       cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
+  if (e) return e;
+  int prev = cur.load();
+  while (prev < bytes && !cur.compare_exchange_weak(prev, bytes)) {
+  }
+  return cudaSuccess;
+}
+
+// Resident blocks per SM of the kernel (at least 1), remembered for the last (threads, smem).
+template <class Kernel>
+cudaError_t blocks_per_sm(Kernel* kernel, KernelSlot& slot, const DeviceInfo& d, int threads,
+                          int smem, int* out) {
+  const unsigned long long key =
+      (static_cast<unsigned long long>(threads) << 32) | static_cast<unsigned>(smem);
+  std::atomic<unsigned long long>& cached = slot.occupancy[d.device % kMaxDevices];
+  const unsigned long long c = cached.load(std::memory_order_relaxed);
+  if (c && (c >> 8) == key) {
+    *out = static_cast<int>(c & 0xffu);
+    return cudaSuccess;
+  }
+  int n = 0;
+  cudaError_t e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+      &n, reinterpret_cast<const void*>(kernel), threads, static_cast<std::size_t>(smem));
+  if (e) return e;
+  n = n < 1 ? 1 : (n > 255 ? 255 : n);
+  cached.store((key << 8) | static_cast<unsigned>(n), std::memory_order_relaxed);
+  *out = n;
+  return cudaSuccess;
+}
+
+inline unsigned div_up(unsigned long long a, unsigned long long b) {
+  return static_cast<unsigned>((a + b - 1) / b);
+}
+
+}  // namespace jetpipe::dev
