@@ -34,3 +34,79 @@ void detect_candidates_ref(const DetectParams& p, float thresh, const ImageView&
 DetectResult detect_finish(std::vector<Detection> candidates, int max_detections);
 
 }  // namespace jetpipe
+
+#if JETPIPE_HAVE_CUDA
+#include <driver_types.h>
+
+#include <cstddef>
+#include <cstdint>
+
+namespace jetpipe {
+
+// ---- GPU twin (kernels/detect.cu) ------------------------------------------------------------
+// The result in device memory (or mapped host memory, the caller's choice): this header, then
+// max_detections points of which the first `count` are valid, in the contract's order. One
+// contiguous block of detect_result_bytes(p) bytes: copy it back in one cudaMemcpyAsync (or only
+// the first sizeof(DetectDeviceResult) + count · sizeof(Detection) bytes).
+struct DetectDeviceResult {
+  std::uint64_t count;     // points reported (= min(candidates, max_detections))
+  std::uint64_t overflow;  // candidates beyond max_detections
+  // Detection points[max_detections] follow.
+};
+inline std::size_t detect_result_bytes(const DetectParams& p) {
+  return sizeof(DetectDeviceResult) +
+         static_cast<std::size_t>(p.max_detections > 0 ? p.max_detections : 0) * sizeof(Detection);
+}
+inline Detection* detect_result_points(DetectDeviceResult* r) {
+  return reinterpret_cast<Detection*>(r + 1);
+}
+inline const Detection* detect_result_points(const DetectDeviceResult* r) {
+  return reinterpret_cast<const Detection*>(r + 1);
+}
+// A host copy of the result block as the host-side result type.
+inline DetectResult to_detect_result(const DetectDeviceResult* host_copy) {
+  DetectResult r;
+  r.count = host_copy->count;
+  r.overflow = host_copy->overflow;
+  const Detection* p = detect_result_points(host_copy);
+  r.points.assign(p, p + host_copy->count);
+  return r;
+}
+
+// Device scratch for one frame of a (response size, params): candidate buffer of
+// min(W·H, max(65536, 4·max_detections, W·H / 8)) entries of 8 bytes, a sort area of
+// max(4096, max_detections) entries (twice when max_detections > 4096, plus CUB's radix sort
+// storage) and a 12 KiB header: about W·H bytes + 8 to 32 bytes per max_detections. Allocate it
+// once; zero it once with detect_workspace_init. Every finish leaves it ready for the next frame.
+std::size_t detect_workspace_bytes(const DetectParams& p, int width, int height);
+cudaError_t detect_workspace_init(void* workspace, cudaStream_t stream);
+
+// Whole frame (or one range of rows): detection over rows [y0, y1) of `response` (F32, S16 or
+// GRAY8, any pitch), the NMS window reading the real rows around the range (clipped to the
+// image); with quality, the threshold is quality · (the maximum over rows [y0, y1)), computed on
+// the device. Equals detect_max_ref + detect_candidates_ref + detect_finish over the same rows, bit
+// for bit. `out` receives detect_result_bytes(p) bytes. Limits: W·H ≤ 2^32, nms_radius ≤ 64 (else
+// cudaErrorInvalidValue). Queues 2 kernels (3 with quality; the last a cooperative launch), plus
+// CUB's radix sort and one more kernel when max_detections > 4096; graph-capturable; never
+// synchronizes or allocates; returns the first launch error.
+cudaError_t launch_detect(const DetectParams& p, const ImageView& response, int y0, int y1,
+                          void* workspace, DetectDeviceResult* out, cudaStream_t stream);
+
+// Strips: how partial results merge. For the strips [a0, a1), [a1, a2), … that partition the rows
+// [y0, y1) of one frame, all with one workspace:
+//   1. launch_detect_max for every strip (quality only; a no-op otherwise),
+//   2. after ALL of step 1: launch_detect_candidates for every strip (any order, any streams: the
+//      strips append to one candidate set),
+//   3. after ALL of step 2: launch_detect_finish once, over [y0, y1).
+// The result equals launch_detect over [y0, y1). The caller orders the steps (one stream, or
+// events) and keeps the response unchanged until the finish has run (it reads scores back and, when
+// the candidates overflowed the buffer, re-runs the NMS over [y0, y1)).
+cudaError_t launch_detect_max(const DetectParams& p, const ImageView& response, int y0, int y1,
+                              void* workspace, cudaStream_t stream);
+cudaError_t launch_detect_candidates(const DetectParams& p, const ImageView& response, int y0,
+                                     int y1, void* workspace, cudaStream_t stream);
+cudaError_t launch_detect_finish(const DetectParams& p, const ImageView& response, int y0, int y1,
+                                 void* workspace, DetectDeviceResult* out, cudaStream_t stream);
+
+}  // namespace jetpipe
+#endif  // JETPIPE_HAVE_CUDA

@@ -1,0 +1,1003 @@
+// SPDX-License-Identifier: MIT
+// GPU twin of detect (kernels/detect.h). Kernels, in launch order:
+// - detect_max (quality only): the maximum over the rows, as an ordered float key, one atomicMax
+//   per block.
+// - detect_candidates: one 64×32 tile per block: the tile and its halo in shared memory, the window
+//   maximum separably (rows, then columns), the test; the block's survivors compacted in shared
+//   memory (BlockCompact), ONE atomicAdd per block reserving their range of the bounded candidate
+//   buffer (capacity C). The counter counts every candidate, also those beyond C: N is exact.
+// - detect_finish (a cooperative launch): the best K = max_detections in the contract's order.
+// - K > 4096 only: CUB DeviceRadixSort of the K kept keys, then detect_write.
+//
+// Why it is exact. A candidate is the 64-bit key (~order(score) << 32) | (y·W + x), order() being
+// the order-preserving map of a float to 32 bits (−0 taken as +0, NaN is never a candidate):
+// ascending keys are exactly detection_before's order (score descending, then y, then x), and keys
+// are distinct. The result is the K smallest keys, sorted. detect_finish keeps one invariant: the
+// buffer holds every key ≤ some bound and at least min(N, K) keys, so the K smallest of the buffer
+// are the K smallest of all. When N ≤ C the buffer holds every candidate. When N > C (e.g. a
+// constant image: every pixel is a candidate), the whole grid re-runs the NMS over the rows in
+// passes (grid-wide barriers): one pass for the min and max key, then radix-select passes, each a
+// histogram of 1024 bins over the remaining key range (the range narrows by 2^10 per pass, so ≤ 7
+// passes; keys are distinct, so a bin of width 1 holds one key), until the keys at or below the
+// bound fit in C; then one compaction pass refills the buffer. The usual path is then block 0
+// alone: ≤ 1024 keys are block-merge-sorted; with K ≤ 1024, up to 8192 keys go to shared memory and
+// a block radix select (the same 1024-bin step) keeps ≤ 1024 of them first; with 1024 < K ≤ 4096, ≤
+// 4096 keys are sorted. Beyond those, a grid-wide select over the buffer narrows to 1024 / 4096
+// keys first; with K > 4096 it narrows to exactly K keys, which CUB sorts. Scores are read back
+// from the response at (x, y), so even a −0 keeps its bits. The threshold is computed as the twin
+// does: float(quality · double(max)), or float(threshold).
+//
+// What bounds it: C = min(W·H, max(65536, 4K, W·H/8)) keys of 8 bytes; per frame 2 kernels (3 with
+// quality, +2 when K > 4096); the finish's grid is co-resident (cooperative launch) and on the
+// usual path all its blocks but block 0 exit at once. Beyond C, ≤ 9 extra NMS passes inside the
+// finish (min/max, ≤ 7 histograms, compaction): a pathological frame costs about 10 normal ones.
+#include <cooperative_groups.h>
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cub/block/block_merge_sort.cuh>
+#include <cub/block/block_reduce.cuh>
+#include <cub/block/block_scan.cuh>
+#include <cub/device/device_radix_sort.cuh>
+
+#include "kernels/block/compact.cuh"
+#include "kernels/detect.h"
+
+namespace jetpipe {
+namespace {
+
+namespace cg = cooperative_groups;
+using u32 = std::uint32_t;
+using u64 = unsigned long long;
+
+// ---- Policy (launch shapes)
+// ----------------------------------------------------------------------
+// TODO(lead): timings per target (H100, Orin) once measured; shapes chosen for sm_87 / sm_90.
+struct Policy {
+  static constexpr int kThreads = 256;
+  static constexpr int kTileW = 64;  // output tile of one block (and one finish chunk)
+  static constexpr int kTileH = 32;
+  static constexpr int kItems =
+      kTileW * kTileH / kThreads;                   // 8 outputs per thread: column x, 8 rows
+  static constexpr int kRowMaxStride = kTileW + 1;  // odd: conflict-free columns and rows
+  static constexpr int kMaxFixedRadius = 5;         // radii compiled with register windows
+  static constexpr int kMaxSmemTileRadius = 16;     // above: row maxima read global memory directly
+  static constexpr int kMaxRadius = 64;
+  static constexpr int kSortCap = 4096;  // keys block 0 sorts (kThreads × 16) when K > kSmallSort
+  static constexpr int kSmallSort = 1024;  // kThreads × 4: the cheaper sort, used when K ≤ 1024 ...
+  static constexpr int kBlockKeys = 8192;  // ... after a block radix select over ≤ 8192 keys
+  static constexpr int kLogBins = 10;      // radix-select digit
+  static constexpr int kBins = 1 << kLogBins;
+  static constexpr int kMaxRows = 8;  // detect_max: a block reads 8 rows × 1024 columns
+  static constexpr int kMaxCols = kThreads * 4;
+  static constexpr u64 kMinCapacity = 65536;
+};
+static_assert(Policy::kTileH == 4 * Policy::kItems, "thread = column x, rows 8h .. 8h + 7");
+static_assert(Policy::kThreads == 4 * Policy::kTileW, "four row groups of a 64-wide tile");
+
+using Compact = BlockCompact<u64, Policy::kThreads, Policy::kItems>;
+
+// ---- Keys
+// ------------------------------------------------------------------------------------------
+// Order-preserving 32-bit key of a float that is not NaN (−0 as +0).
+__device__ __forceinline__ u32 order_key(float s) {
+  u32 b = __float_as_uint(s);
+  if (b == 0x80000000u) b = 0;
+  return (b & 0x80000000u) ? ~b : (b | 0x80000000u);
+}
+__device__ __forceinline__ float from_order_key(u32 k) {
+  return __uint_as_float((k & 0x80000000u) ? (k & 0x7FFFFFFFu) : ~k);
+}
+// Ascending = the contract's order.
+__device__ __forceinline__ u64 candidate_key(float s, u32 index) {
+  return (static_cast<u64>(~order_key(s)) << 32) | index;
+}
+// The twin's threshold for quality: float(q · double(max)); no maximum (no rows, all NaN) = −inf.
+__device__ __forceinline__ float quality_threshold(double quality, u32 max_key) {
+  const float m = max_key ? from_order_key(max_key) : -INFINITY;
+  return static_cast<float>(quality * static_cast<double>(m));
+}
+
+// ---- Workspace
+// -------------------------------------------------------------------------------------
+struct Header {
+  u64 count;         // candidates found by the candidate launches (exact; reset by the finish)
+  u32 max_key;       // order_key of the maximum, 0 = none yet (reset by the finish)
+  u32 done;          // finish blocks done; the last one resets the fields above
+  u64 out_count;     // points of this frame, for detect_write
+  u64 compacted[2];  // finish scratch from here on (initialized by the finish when it needs it)
+  u64 lo[2], hi[2];
+  u32 hist[3][Policy::kBins];
+};
+
+constexpr std::size_t align_up(std::size_t v, std::size_t a) { return (v + a - 1) / a * a; }
+
+struct Layout {
+  u64 pixels = 0, cap = 0, k = 0, kept_cap = 0;
+  bool big = false;  // K > kSortCap: CUB sorts the kept keys
+  std::size_t cand = 0, kept = 0, sorted = 0, cub = 0, cub_bytes = 0, total = 0;
+};
+
+Layout make_layout(const DetectParams& p, int width, int height) {
+  Layout l;
+  l.pixels = static_cast<u64>(std::max(width, 0)) * static_cast<u64>(std::max(height, 0));
+  l.k = static_cast<u64>(std::max(p.max_detections, 0));
+  l.big = l.k > static_cast<u64>(Policy::kSortCap);
+  l.cap = std::min(l.pixels, std::max({Policy::kMinCapacity, 4 * l.k, l.pixels / 8}));
+  l.cap = std::max<u64>(l.cap, 1);
+  l.kept_cap = l.big ? l.k : static_cast<u64>(Policy::kSortCap);
+  l.cand = align_up(sizeof(Header), 256);
+  l.kept = align_up(l.cand + l.cap * sizeof(u64), 256);
+  std::size_t end = l.kept + l.kept_cap * sizeof(u64);
+  if (l.big) {
+    l.sorted = align_up(end, 256);
+    l.cub = align_up(l.sorted + l.k * sizeof(u64), 256);
+    cub::DeviceRadixSort::SortKeys(nullptr, l.cub_bytes, static_cast<const u64*>(nullptr),
+                                   static_cast<u64*>(nullptr), static_cast<int>(l.k), 0, 64,
+                                   static_cast<cudaStream_t>(nullptr));
+    end = l.cub + l.cub_bytes;
+  }
+  l.total = align_up(end, 256);
+  return l;
+}
+
+// ---- Loads
+// -----------------------------------------------------------------------------------------
+struct ResponseView {
+  const unsigned char* data;
+  std::size_t pitch;
+  int width, height;
+};
+
+template <class T>
+__device__ __forceinline__ float load_score(const ResponseView& v, int x, int y) {
+  return static_cast<float>(
+      __ldg(reinterpret_cast<const T*>(v.data + static_cast<std::size_t>(y) * v.pitch) + x));
+}
+
+// ---- NMS of one tile
+// -------------------------------------------------------------------------------
+struct NmsArgs {
+  ResponseView v;
+  int y0, y1;  // output rows
+  int r;
+  int tiles_x, ntiles;
+};
+
+__host__ __device__ constexpr int nms_smem_floats(int r, bool smem_tile) {
+  return (smem_tile ? (Policy::kTileH + 2 * r) * ((Policy::kTileW + 2 * r) | 1) : 0) +
+         (Policy::kTileH + 2 * r) * Policy::kRowMaxStride;
+}
+
+// Loads the tile and its halo (−inf outside the image) into tile[RH][RWp].
+template <class T, int R>
+__device__ __forceinline__ void load_tile(const NmsArgs& a, int r_rt, int tx0, int ty0,
+                                          float* tile) {
+  const int r = R >= 0 ? R : r_rt;
+  const int rw = Policy::kTileW + 2 * r, rwp = rw | 1, rh = Policy::kTileH + 2 * r;
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+#pragma unroll
+  for (int ry = warp; ry < rh; ry += Policy::kThreads / 32) {
+    const int gy = ty0 - r + ry;
+    const bool row_ok = gy >= 0 && gy < a.v.height;
+#pragma unroll
+    for (int rx = lane; rx < rw; rx += 32) {
+      const int gx = tx0 - r + rx;
+      tile[ry * rwp + rx] =
+          (row_ok && gx >= 0 && gx < a.v.width) ? load_score<T>(a.v, gx, gy) : -INFINITY;
+    }
+  }
+}
+
+// Outputs of this thread: column x = tid % 64, rows 8·(tid / 64) + j. comp[j] is valid where
+// flag[j]. Uses nms_smem_floats(r, kSmemTile) floats of `smem`; ends with a barrier (smem free
+// again).
+template <class T, int R, bool kSmemTile>
+__device__ __forceinline__ void nms_tile(const NmsArgs& a, int tile_index, float thresh,
+                                         float* smem, u64 (&comp)[Policy::kItems],
+                                         bool (&flag)[Policy::kItems]) {
+  static_assert(R < 0 || kSmemTile, "fixed radii use the shared-memory tile");
+  constexpr int kW = Policy::kTileW, kS = Policy::kRowMaxStride, kN = Policy::kItems;
+  const int r = R >= 0 ? R : a.r;
+  const int rwp = (kW + 2 * r) | 1, rh = Policy::kTileH + 2 * r;
+  const int tx0 = (tile_index % a.tiles_x) * kW;
+  const int ty0 = a.y0 + (tile_index / a.tiles_x) * Policy::kTileH;
+  float* tile = smem;
+  float* rowmax = smem + (kSmemTile ? rh * rwp : 0);
+  const int tid = threadIdx.x;
+
+  // 1. Row maxima: rowmax[ry][c] = max of the 2r+1 values around column c of halo row ry.
+  if constexpr (kSmemTile) {
+    load_tile<T, R>(a, r, tx0, ty0, tile);
+    __syncthreads();
+    if constexpr (R >= 0) {
+      // A thread takes 8 columns of one row: lanes on consecutive rows (odd stride: no conflicts),
+      // the 8 + 2R values in registers.
+      constexpr int kRh = Policy::kTileH + 2 * R, kWork = kRh * 8;
+#pragma unroll
+      for (int w0 = 0; w0 < kWork; w0 += Policy::kThreads) {
+        const int w = w0 + tid;
+        if (w0 + Policy::kThreads <= kWork || w < kWork) {
+          const int g = w / kRh, ry = w - g * kRh;
+          const float* src = tile + ry * rwp + 8 * g;
+          float v[8 + 2 * R];
+#pragma unroll
+          for (int k = 0; k < 8 + 2 * R; ++k) v[k] = src[k];
+#pragma unroll
+          for (int k = 0; k < 8; ++k) {
+            float m = v[k];
+#pragma unroll
+            for (int u = 1; u <= 2 * R; ++u) m = fmaxf(m, v[k + u]);
+            rowmax[ry * kS + 8 * g + k] = m;
+          }
+        }
+      }
+    } else {
+      for (int w = tid; w < rh * kW; w += Policy::kThreads) {
+        const int ry = w / kW, c = w % kW;
+        const float* src = tile + ry * rwp + c;
+        float m = src[0];
+        for (int u = 1; u <= 2 * r; ++u) m = fmaxf(m, src[u]);
+        rowmax[ry * kS + c] = m;
+      }
+    }
+  } else {
+    // Large radii: straight from global memory (L1), clipped to the image.
+    for (int w = tid; w < rh * kW; w += Policy::kThreads) {
+      const int ry = w / kW, c = w % kW;
+      const int gy = ty0 - r + ry, gx = tx0 + c;
+      float m = -INFINITY;
+      if (gy >= 0 && gy < a.v.height && gx < a.v.width) {
+        const int lo = max(gx - r, 0), hi = min(gx + r, a.v.width - 1);
+        for (int u = lo; u <= hi; ++u) m = fmaxf(m, load_score<T>(a.v, u, gy));
+      }
+      rowmax[ry * kS + c] = m;
+    }
+  }
+  __syncthreads();
+
+  // 2. Column maxima of the row maxima, and the test.
+  const int x = tid % kW, y_first = (tid / kW) * kN;
+  const int gx = tx0 + x;
+  float wmax[kN];
+  if constexpr (R >= 0) {
+    float v[kN + 2 * R];
+#pragma unroll
+    for (int k = 0; k < kN + 2 * R; ++k) v[k] = rowmax[(y_first + k) * kS + x];
+#pragma unroll
+    for (int j = 0; j < kN; ++j) {
+      float m = v[j];
+#pragma unroll
+      for (int u = 1; u <= 2 * R; ++u) m = fmaxf(m, v[j + u]);
+      wmax[j] = m;
+    }
+  } else {
+#pragma unroll
+    for (int j = 0; j < kN; ++j) {
+      float m = rowmax[(y_first + j) * kS + x];
+      for (int u = 1; u <= 2 * r; ++u) m = fmaxf(m, rowmax[(y_first + j + u) * kS + x]);
+      wmax[j] = m;
+    }
+  }
+#pragma unroll
+  for (int j = 0; j < kN; ++j) {
+    const int gy = ty0 + y_first + j;
+    const bool inside = gx < a.v.width && gy < a.y1;
+    float s;
+    if constexpr (kSmemTile) {
+      s = tile[(y_first + j + r) * rwp + x + r];
+    } else {
+      s = inside ? load_score<T>(a.v, gx, gy) : -INFINITY;
+    }
+    // fmaxf drops NaN, so NaN neighbours never suppress, as in the twin (NaN > s is false).
+    flag[j] = inside && s > thresh && !(wmax[j] > s);
+    comp[j] =
+        candidate_key(s, static_cast<u32>(gy) * static_cast<u32>(a.v.width) + static_cast<u32>(gx));
+  }
+  __syncthreads();
+}
+
+__device__ __forceinline__ unsigned char* dyn_smem() {
+  extern __shared__ __align__(16) unsigned char jp_detect_smem[];
+  return jp_detect_smem;
+}
+
+// ---- detect_max
+// --------------------------------------------------------------------------------------
+struct MaxArgs {
+  ResponseView v;
+  int y0, y1, chunks_x;
+};
+
+template <class T>
+__global__ void __launch_bounds__(Policy::kThreads) detect_max_kernel(MaxArgs a, Header* h) {
+  using Reduce = cub::BlockReduce<float, Policy::kThreads>;
+  __shared__ typename Reduce::TempStorage temp;
+  const int cx = static_cast<int>(blockIdx.x % static_cast<unsigned>(a.chunks_x));
+  const int cy = static_cast<int>(blockIdx.x / static_cast<unsigned>(a.chunks_x));
+  const int x0 = cx * Policy::kMaxCols + static_cast<int>(threadIdx.x);
+  const int y0 = a.y0 + cy * Policy::kMaxRows;
+  constexpr int kCols = Policy::kMaxCols / Policy::kThreads;
+  float v[Policy::kMaxRows][kCols];
+#pragma unroll
+  for (int i = 0; i < Policy::kMaxRows; ++i) {
+#pragma unroll
+    for (int k = 0; k < kCols; ++k) {
+      const int x = x0 + k * Policy::kThreads, y = y0 + i;
+      v[i][k] = (y < a.y1 && x < a.v.width) ? load_score<T>(a.v, x, y) : -INFINITY;
+    }
+  }
+  float m = -INFINITY;
+#pragma unroll
+  for (int i = 0; i < Policy::kMaxRows; ++i) {
+#pragma unroll
+    for (int k = 0; k < kCols; ++k) m = fmaxf(m, v[i][k]);  // drops NaN, like std::max in the twin
+  }
+  m = Reduce(temp).Reduce(m, [](float p, float q) { return fmaxf(p, q); });
+  if (threadIdx.x == 0 && m > -INFINITY) atomicMax(&h->max_key, order_key(m));
+}
+
+// ---- detect_candidates
+// ---------------------------------------------------------------------------------
+struct CandArgs {
+  NmsArgs nms;
+  bool use_quality;
+  double quality;
+  float thresh;
+};
+
+template <class T, int R, bool kSmemTile>
+__global__ void __launch_bounds__(Policy::kThreads)
+    detect_candidates_kernel(CandArgs a, Header* h, u64* cand, u64 cap) {
+  unsigned char* smem = dyn_smem();
+  const float thresh = a.use_quality ? quality_threshold(a.quality, h->max_key) : a.thresh;
+  u64 comp[Policy::kItems];
+  bool flag[Policy::kItems];
+  nms_tile<T, R, kSmemTile>(a.nms, static_cast<int>(blockIdx.x), thresh,
+                            reinterpret_cast<float*>(smem), comp, flag);
+  Compact compact(*reinterpret_cast<Compact::TempStorage*>(smem));
+  const int n = compact.gather(comp, flag);
+  if (n > 0) compact.store(cand, compact.reserve(&h->count), cap);
+}
+
+// ---- detect_finish
+// -------------------------------------------------------------------------------------
+struct FinishArgs {
+  CandArgs c;
+  Header* h;
+  u64* cand;
+  u64 cap;
+  u64* kept;
+  u64 k;
+  bool big;
+  DetectDeviceResult* out;
+  Detection* points;
+};
+
+using ReduceU64 = cub::BlockReduce<u64, Policy::kThreads>;
+using ScanU64 = cub::BlockScan<u64, Policy::kThreads>;
+using ScanInt = cub::BlockScan<int, Policy::kThreads>;
+constexpr int kSmallPer = Policy::kSmallSort / Policy::kThreads;
+constexpr int kLargePer = Policy::kSortCap / Policy::kThreads;
+using SortSmall = cub::BlockMergeSort<u64, Policy::kThreads, kSmallPer>;
+using SortLarge = cub::BlockMergeSort<u64, Policy::kThreads, kLargePer>;
+
+struct FinishShared {
+  u32 hist[Policy::kBins];
+  union {
+    ReduceU64::TempStorage reduce;
+    ScanU64::TempStorage scan;
+    ScanInt::TempStorage scan_int;
+  } t;
+  u64 sel_below, sel_in, sel_lo, sel_hi;
+  int sel_bin;
+};
+constexpr std::size_t kFinishFixed = align_up(sizeof(FinishShared), 16);
+
+constexpr std::size_t finish_work_bytes(int r, bool smem_tile) {
+  return std::max({static_cast<std::size_t>(nms_smem_floats(r, smem_tile)) * sizeof(float),
+                   sizeof(Compact::TempStorage), sizeof(SortSmall::TempStorage),
+                   sizeof(SortLarge::TempStorage),
+                   (Policy::kBlockKeys + Policy::kSmallSort) * sizeof(u64)});
+}
+
+// The candidates of rows [y0, y1), recomputed, in chunks of one tile.
+template <class T, bool kSmemTile>
+struct ImageSource {
+  NmsArgs a;
+  float thresh;
+  float* smem;
+  template <class F>
+  __device__ __forceinline__ void for_each_chunk(F&& f) const {
+    for (int t = static_cast<int>(blockIdx.x); t < a.ntiles; t += static_cast<int>(gridDim.x)) {
+      u64 comp[Policy::kItems];
+      bool flag[Policy::kItems];
+      nms_tile<T, -1, kSmemTile>(a, t, thresh, smem, comp, flag);
+      f(comp, flag);
+    }
+  }
+};
+
+// keys[0, n) of a buffer, in chunks of kThreads × kItems.
+struct BufferSource {
+  const u64* keys;
+  u64 n;
+  template <class F>
+  __device__ __forceinline__ void for_each_chunk(F&& f) const {
+    constexpr u64 kChunk = Policy::kThreads * Policy::kItems;
+    for (u64 base = blockIdx.x * kChunk; base < n; base += gridDim.x * kChunk) {
+      u64 comp[Policy::kItems];
+      bool flag[Policy::kItems];
+#pragma unroll
+      for (int j = 0; j < Policy::kItems; ++j) {
+        const u64 i = base + threadIdx.x + static_cast<u64>(j) * Policy::kThreads;
+        flag[j] = i < n;
+        comp[j] = flag[j] ? __ldcg(keys + i) : 0;  // written in this kernel: L2
+      }
+      f(comp, flag);
+    }
+  }
+};
+
+struct Grid {
+  cg::grid_group g;
+  __device__ void sync() { g.sync(); }
+};
+
+// One radix-select step, shared by the grid and the block versions. The keys in [lo, hi] were
+// counted in kBins bins of 2^shift keys; this thread holds bins 4·tid .. 4·tid + 3 in v. Narrows
+// [lo, hi] to the bin holding the need-th key (`below` keys precede lo); done when the keys up to
+// the new hi number at most cap, or the bins were single keys. Uniform over the block.
+struct Narrowed {
+  bool done;
+  u64 lo, hi, below;
+};
+constexpr int kBinsPerThread = Policy::kBins / Policy::kThreads;
+
+__device__ Narrowed narrow(const u64 (&v)[kBinsPerThread], u64 lo, u64 hi, u64 below, int shift,
+                           u64 need, u64 cap, FinishShared& fs) {
+  const int tid = static_cast<int>(threadIdx.x);
+  u64 mine = 0;
+#pragma unroll
+  for (int k = 0; k < kBinsPerThread; ++k) mine += v[k];
+  u64 before = 0, total = 0;
+  ScanU64(fs.t.scan).ExclusiveSum(mine, before, total);
+  if (tid == 0) fs.sel_bin = -1;  // stays -1 only if the invariant were broken
+  __syncthreads();
+  u64 acc = below + before;
+  if (acc < need && need <= acc + mine) {  // exactly one thread
+#pragma unroll
+    for (int k = 0; k < kBinsPerThread; ++k) {
+      if (acc < need && need <= acc + v[k]) {
+        fs.sel_bin = tid * kBinsPerThread + k;
+        fs.sel_below = acc;
+        fs.sel_in = v[k];
+      }
+      acc += v[k];
+    }
+  }
+  __syncthreads();
+  Narrowed r{true, lo, hi, below};
+  const int bin = fs.sel_bin;
+  if (bin >= 0) {  // always, with distinct keys
+    const u64 lo2 = lo + (static_cast<u64>(bin) << shift);
+    const u64 mask = shift ? (1ull << shift) - 1 : 0;
+    r.lo = lo2;
+    r.hi = (hi - lo2 <= mask) ? hi : lo2 + mask;
+    r.below = fs.sel_below;
+    r.done = r.below + fs.sel_in <= cap || shift == 0;
+  }
+  __syncthreads();  // fs is reused next
+  return r;
+}
+
+// The digit of a pass over [lo, hi]: at most kBins bins.
+__device__ __forceinline__ int bin_shift(u64 lo, u64 hi) {
+  const u64 width = hi - lo;
+  const int bits = width ? 64 - __clzll(static_cast<long long>(width)) : 0;
+  return bits > Policy::kLogBins ? bits - Policy::kLogBins : 0;
+}
+
+// Radix select over the keys of `src` (distinct, more than `cap` of them, cap ≥ need ≥ 1): returns
+// a bound b with need ≤ |{key ≤ b}| ≤ cap. The whole grid calls it (grid-wide barriers inside).
+template <class Src>
+__device__ u64 select_bound(const Src& src, u64 need, u64 cap, Header* h, int slot, int& pass,
+                            FinishShared& fs, Grid& grid) {
+  const int tid = static_cast<int>(threadIdx.x);
+  // Pass 0: the key range.
+  u64 mn = ~0ull, mx = 0;
+  src.for_each_chunk([&](const u64(&c)[Policy::kItems], const bool(&f)[Policy::kItems]) {
+#pragma unroll
+    for (int j = 0; j < Policy::kItems; ++j) {
+      if (f[j]) {
+        mn = min(mn, c[j]);
+        mx = max(mx, c[j]);
+      }
+    }
+  });
+  mn = ReduceU64(fs.t.reduce).Reduce(mn, [](u64 p, u64 q) { return min(p, q); });
+  __syncthreads();
+  mx = ReduceU64(fs.t.reduce).Reduce(mx, [](u64 p, u64 q) { return max(p, q); });
+  if (tid == 0 && mn <= mx) {
+    atomicMin(&h->lo[slot], mn);
+    atomicMax(&h->hi[slot], mx);
+  }
+  grid.sync();
+  Narrowed r{false, __ldcg(&h->lo[slot]), __ldcg(&h->hi[slot]), 0};
+  while (!r.done) {
+    u32* hist = h->hist[pass % 3];
+    u32* next = h->hist[(pass + 1) % 3];  // last read two grid barriers ago
+    ++pass;
+    const u64 lo = r.lo, hi = r.hi;
+    const int shift = bin_shift(lo, hi);
+    for (int b = tid; b < Policy::kBins; b += Policy::kThreads) fs.hist[b] = 0;
+    __syncthreads();
+    src.for_each_chunk([&](const u64(&c)[Policy::kItems], const bool(&f)[Policy::kItems]) {
+#pragma unroll
+      for (int j = 0; j < Policy::kItems; ++j) {
+        if (f[j] && c[j] >= lo && c[j] <= hi) {
+          atomicAdd(&fs.hist[static_cast<int>((c[j] - lo) >> shift)], 1u);
+        }
+      }
+    });
+    __syncthreads();
+    for (int b = tid; b < Policy::kBins; b += Policy::kThreads) {
+      if (fs.hist[b]) atomicAdd(&hist[b], fs.hist[b]);
+      if (blockIdx.x == 0) next[b] = 0;
+    }
+    grid.sync();
+    u64 v[kBinsPerThread];
+#pragma unroll
+    for (int k = 0; k < kBinsPerThread; ++k) v[k] = __ldcg(&hist[tid * kBinsPerThread + k]);
+    r = narrow(v, lo, hi, r.below, shift, need, cap, fs);
+  }
+  return r.hi;
+}
+
+// The same within one block, over keys in shared memory.
+__device__ u64 block_select_bound(const u64* keys, int n, u64 need, u64 cap, FinishShared& fs) {
+  const int tid = static_cast<int>(threadIdx.x);
+  u64 mn = ~0ull, mx = 0;
+  for (int i = tid; i < n; i += Policy::kThreads) {
+    mn = min(mn, keys[i]);
+    mx = max(mx, keys[i]);
+  }
+  mn = ReduceU64(fs.t.reduce).Reduce(mn, [](u64 p, u64 q) { return min(p, q); });
+  __syncthreads();
+  mx = ReduceU64(fs.t.reduce).Reduce(mx, [](u64 p, u64 q) { return max(p, q); });
+  if (tid == 0) {
+    fs.sel_lo = mn;
+    fs.sel_hi = mx;
+  }
+  __syncthreads();
+  Narrowed r{false, fs.sel_lo, fs.sel_hi, 0};
+  while (!r.done) {
+    const u64 lo = r.lo, hi = r.hi;
+    const int shift = bin_shift(lo, hi);
+    for (int b = tid; b < Policy::kBins; b += Policy::kThreads) fs.hist[b] = 0;
+    __syncthreads();
+    for (int i = tid; i < n; i += Policy::kThreads) {
+      const u64 c = keys[i];
+      if (c >= lo && c <= hi) atomicAdd(&fs.hist[static_cast<int>((c - lo) >> shift)], 1u);
+    }
+    __syncthreads();
+    u64 v[kBinsPerThread];
+#pragma unroll
+    for (int k = 0; k < kBinsPerThread; ++k) v[k] = fs.hist[tid * kBinsPerThread + k];
+    r = narrow(v, lo, hi, r.below, shift, need, cap, fs);
+  }
+  return r.hi;
+}
+
+// Appends the keys ≤ bound of `src` to out[0, cap) through *counter (one atomic per block and
+// chunk).
+template <class Src>
+__device__ void compact_to(const Src& src, u64 bound, u64* out, u64 cap, u64* counter,
+                           unsigned char* work) {
+  src.for_each_chunk([&](const u64(&c)[Policy::kItems], const bool(&f)[Policy::kItems]) {
+    bool keep[Policy::kItems];
+#pragma unroll
+    for (int j = 0; j < Policy::kItems; ++j) keep[j] = f[j] && c[j] <= bound;
+    Compact compact(*reinterpret_cast<Compact::TempStorage*>(work));
+    const int n = compact.gather(c, keep);
+    if (n > 0) compact.store(out, compact.reserve(counter), cap);
+    __syncthreads();
+  });
+}
+
+template <class T>
+__device__ __forceinline__ Detection decode(u64 key, const ResponseView& v) {
+  const u32 index = static_cast<u32>(key);
+  const u32 y = index / static_cast<u32>(v.width);
+  Detection d;
+  d.y = static_cast<int>(y);
+  d.x = static_cast<int>(index - y * static_cast<u32>(v.width));
+  d.score = load_score<T>(v, d.x, d.y);  // the response's own bits (a −0 stays −0)
+  return d;
+}
+
+// Sorts n ≤ kThreads·kPer keys, loaded by load(i), and writes the first `count` points. The sort's
+// storage aliases `work`, free once the keys are in registers.
+template <class T, int kPer, class Load>
+__device__ __forceinline__ void sort_and_write(Load load, int n, u64 count, const ResponseView& v,
+                                               Detection* points, unsigned char* work) {
+  using Sort = cub::BlockMergeSort<u64, Policy::kThreads, kPer>;
+  u64 keys[kPer];
+#pragma unroll
+  for (int j = 0; j < kPer; ++j) {
+    const int i = static_cast<int>(threadIdx.x) + j * Policy::kThreads;
+    keys[j] = i < n ? load(i) : ~0ull;  // above every real key
+  }
+  __syncthreads();
+  Sort(*reinterpret_cast<typename Sort::TempStorage*>(work)).Sort(keys, [](u64 p, u64 q) {
+    return p < q;
+  });
+#pragma unroll
+  for (int j = 0; j < kPer; ++j) {  // blocked: thread t holds ranks t·kPer + j
+    const u64 rank = static_cast<u64>(threadIdx.x) * kPer + j;
+    if (rank < count) points[rank] = decode<T>(keys[j], v);
+  }
+}
+
+// Block 0's finish: the best `count` of keys src[0, n) in order. n ≤ kBlockKeys when
+// K ≤ kSmallSort (the keys go to shared memory, a block radix select keeps ≤ kSmallSort of them),
+// else n ≤ kSortCap.
+template <class T>
+__device__ void block_finish(const u64* src, int n, u64 k, u64 count, const ResponseView& v,
+                             Detection* points, FinishShared& fs, unsigned char* work) {
+  auto global = [src](int i) { return __ldcg(src + i); };
+  if (n <= Policy::kSmallSort) {
+    sort_and_write<T, kSmallPer>(global, n, count, v, points, work);
+    return;
+  }
+  if (k > static_cast<u64>(Policy::kSmallSort)) {
+    sort_and_write<T, kLargePer>(global, n, count, v, points, work);
+    return;
+  }
+  u64* keys = reinterpret_cast<u64*>(work);  // kBlockKeys
+  u64* kept = keys + Policy::kBlockKeys;     // kSmallSort
+  constexpr int kUnroll = 8;
+  for (int i0 = 0; i0 < n; i0 += Policy::kThreads * kUnroll) {
+    u64 c[kUnroll];
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u) {
+      const int i = i0 + u * Policy::kThreads + static_cast<int>(threadIdx.x);
+      c[u] = i < n ? __ldcg(src + i) : 0;
+    }
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u) {
+      const int i = i0 + u * Policy::kThreads + static_cast<int>(threadIdx.x);
+      if (i < n) keys[i] = c[u];
+    }
+  }
+  __syncthreads();
+  const u64 bound = block_select_bound(keys, n, k, Policy::kSmallSort, fs);
+  int mine = 0;
+  for (int i = static_cast<int>(threadIdx.x); i < n; i += Policy::kThreads) {
+    mine += keys[i] <= bound ? 1 : 0;
+  }
+  int offset = 0, total = 0;
+  ScanInt(fs.t.scan_int).ExclusiveSum(mine, offset, total);
+  for (int i = static_cast<int>(threadIdx.x); i < n; i += Policy::kThreads) {
+    if (keys[i] <= bound && offset < Policy::kSmallSort) kept[offset++] = keys[i];
+  }
+  __syncthreads();
+  sort_and_write<T, kSmallPer>([kept](int i) { return kept[i]; }, min(total, Policy::kSmallSort),
+                               count, v, points, work);
+}
+
+template <class T, bool kSmemTile>
+__global__ void __launch_bounds__(Policy::kThreads) detect_finish_kernel(FinishArgs a) {
+  Grid grid{cg::this_grid()};
+  FinishShared& fs = *reinterpret_cast<FinishShared*>(dyn_smem());
+  unsigned char* work = dyn_smem() + kFinishFixed;
+  Header* h = a.h;
+  const u64 n_all = *static_cast<volatile const u64*>(&h->count);  // read once: reset at the end
+  const u64 count = min(n_all, a.k);
+  const u64* src = a.cand;
+  u64 n_src = 0;
+  bool block_sort = false;
+  if (count > 0) {  // uniform over the grid, as every branch below
+    int pass = 0;
+    bool ready = false;
+    auto init = [&] {
+      if (ready) return;
+      if (blockIdx.x == 0) {
+        u32* hist = &h->hist[0][0];
+        for (int i = static_cast<int>(threadIdx.x); i < 3 * Policy::kBins; i += Policy::kThreads) {
+          hist[i] = 0;
+        }
+        if (threadIdx.x == 0) {
+          h->compacted[0] = h->compacted[1] = 0;
+          h->lo[0] = h->lo[1] = ~0ull;
+          h->hi[0] = h->hi[1] = 0;
+        }
+      }
+      grid.sync();
+      ready = true;
+    };
+    u64 m = n_all;
+    if (n_all > a.cap) {  // the buffer overflowed: re-run the NMS until the wanted keys fit
+      init();
+      const float thresh =
+          a.c.use_quality ? quality_threshold(a.c.quality, h->max_key) : a.c.thresh;
+      const ImageSource<T, kSmemTile> image{a.c.nms, thresh, reinterpret_cast<float*>(work)};
+      const u64 bound = select_bound(image, a.k, a.cap, h, 0, pass, fs, grid);
+      compact_to(image, bound, a.cand, a.cap, &h->compacted[0], work);
+      grid.sync();
+      m = min(__ldcg(&h->compacted[0]), a.cap);
+    }
+    // What block 0 sorts, and what a grid-wide select narrows to when there is more.
+    const bool small_k = a.k <= static_cast<u64>(Policy::kSmallSort);
+    const u64 block_cap = small_k ? Policy::kBlockKeys : Policy::kSortCap;
+    const u64 target = a.big ? a.k : small_k ? Policy::kSmallSort : Policy::kSortCap;
+    if (m > (a.big ? a.k : block_cap)) {
+      init();
+      const BufferSource buffer{a.cand, m};
+      const u64 bound = select_bound(buffer, a.k, target, h, 1, pass, fs, grid);
+      compact_to(buffer, bound, a.kept, target, &h->compacted[1], work);
+      grid.sync();
+      src = a.kept;
+      n_src = min(__ldcg(&h->compacted[1]), target);
+    } else {
+      n_src = m;
+    }
+    if (a.big) {  // kept[0, K): the keys, then sentinels; CUB sorts them next
+      const u64 stride = static_cast<u64>(gridDim.x) * Policy::kThreads;
+      for (u64 i = blockIdx.x * static_cast<u64>(Policy::kThreads) + threadIdx.x; i < a.k;
+           i += stride) {
+        if (i >= n_src) {
+          a.kept[i] = ~0ull;
+        } else if (src != a.kept) {
+          a.kept[i] = __ldcg(src + i);
+        }
+      }
+    } else {
+      block_sort = true;
+    }
+  }
+  if (blockIdx.x == 0) {
+    if (block_sort) {
+      block_finish<T>(src, static_cast<int>(n_src), a.k, count, a.c.nms.v, a.points, fs, work);
+    }
+    if (threadIdx.x == 0) {
+      a.out->count = count;
+      a.out->overflow = n_all - count;
+      h->out_count = count;
+    }
+  }
+  // The last block done resets the header for the next frame (every block has read it by then).
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    __threadfence();
+    if (atomicAdd(&h->done, 1u) == gridDim.x - 1) {
+      h->count = 0;
+      h->max_key = 0;
+      h->done = 0;
+      __threadfence();
+    }
+  }
+}
+
+// ---- detect_write (K > kSortCap)
+// -----------------------------------------------------------------------
+template <class T>
+__global__ void __launch_bounds__(Policy::kThreads)
+    detect_write_kernel(const u64* sorted, const Header* h, ResponseView v, Detection* points) {
+  const u64 i = blockIdx.x * static_cast<u64>(Policy::kThreads) + threadIdx.x;
+  if (i < h->out_count) points[i] = decode<T>(sorted[i], v);
+}
+
+// ---- Host side
+// -----------------------------------------------------------------------------------------
+bool valid_format(PixelFormat f) {
+  return f == PixelFormat::kF32 || f == PixelFormat::kS16 || f == PixelFormat::kGray8;
+}
+
+cudaError_t check_args(const DetectParams& p, const ImageView& v, int y0, int y1,
+                       const void* workspace) {
+  if (v.data == nullptr || v.width < 1 || v.height < 1 || !valid_format(v.format) ||
+      v.pitch < v.row_bytes() || workspace == nullptr || y0 < 0 || y1 > v.height || y0 > y1 ||
+      p.nms_radius < 0 || p.nms_radius > Policy::kMaxRadius ||
+      static_cast<u64>(v.width) * static_cast<u64>(v.height) > (1ull << 32)) {
+    return cudaErrorInvalidValue;
+  }
+  return cudaSuccess;
+}
+
+ResponseView response_view(const ImageView& v) { return {v.data, v.pitch, v.width, v.height}; }
+
+CandArgs cand_args(const DetectParams& p, const ImageView& v, int y0, int y1) {
+  CandArgs a{};
+  a.nms.v = response_view(v);
+  a.nms.y0 = y0;
+  a.nms.y1 = y1;
+  a.nms.r = p.nms_radius;
+  a.nms.tiles_x = (v.width + Policy::kTileW - 1) / Policy::kTileW;
+  a.nms.ntiles = a.nms.tiles_x * ((y1 - y0 + Policy::kTileH - 1) / Policy::kTileH);
+  a.use_quality = p.use_quality;
+  a.quality = p.quality;
+  a.thresh = static_cast<float>(p.threshold);
+  return a;
+}
+
+Header* header_of(void* ws) { return static_cast<Header*>(ws); }
+
+template <class T>
+cudaError_t launch_max_t(const ImageView& v, int y0, int y1, void* ws, cudaStream_t stream) {
+  MaxArgs a{response_view(v), y0, y1, (v.width + Policy::kMaxCols - 1) / Policy::kMaxCols};
+  const u64 blocks =
+      static_cast<u64>(a.chunks_x) * ((y1 - y0 + Policy::kMaxRows - 1) / Policy::kMaxRows);
+  detect_max_kernel<T>
+      <<<static_cast<unsigned>(blocks), Policy::kThreads, 0, stream>>>(a, header_of(ws));
+  return cudaPeekAtLastError();
+}
+
+template <class T, int R, bool kSmemTile>
+cudaError_t launch_cand_rt(const CandArgs& a, const Layout& l, void* ws, cudaStream_t stream) {
+  const std::size_t smem =
+      std::max(static_cast<std::size_t>(nms_smem_floats(a.nms.r, kSmemTile)) * sizeof(float),
+               sizeof(Compact::TempStorage));
+  auto* base = static_cast<unsigned char*>(ws);
+  detect_candidates_kernel<T, R, kSmemTile>
+      <<<static_cast<unsigned>(a.nms.ntiles), Policy::kThreads, smem, stream>>>(
+          a, header_of(ws), reinterpret_cast<u64*>(base + l.cand), l.cap);
+  return cudaPeekAtLastError();
+}
+
+template <class T>
+cudaError_t launch_cand_t(const CandArgs& a, const Layout& l, void* ws, cudaStream_t stream) {
+  switch (a.nms.r) {
+    case 0:
+      return launch_cand_rt<T, 0, true>(a, l, ws, stream);
+    case 1:
+      return launch_cand_rt<T, 1, true>(a, l, ws, stream);
+    case 2:
+      return launch_cand_rt<T, 2, true>(a, l, ws, stream);
+    case 3:
+      return launch_cand_rt<T, 3, true>(a, l, ws, stream);
+    case 4:
+      return launch_cand_rt<T, 4, true>(a, l, ws, stream);
+    case 5:
+      return launch_cand_rt<T, 5, true>(a, l, ws, stream);
+    default:
+      return a.nms.r <= Policy::kMaxSmemTileRadius ? launch_cand_rt<T, -1, true>(a, l, ws, stream)
+                                                   : launch_cand_rt<T, -1, false>(a, l, ws, stream);
+  }
+}
+static_assert(Policy::kMaxFixedRadius == 5, "launch_cand_t lists the fixed radii");
+
+template <class T, bool kSmemTile>
+cudaError_t launch_finish_rt(const FinishArgs& a, const Layout& l, cudaStream_t stream) {
+  auto kernel = detect_finish_kernel<T, kSmemTile>;
+  const std::size_t smem = kFinishFixed + finish_work_bytes(a.c.nms.r, kSmemTile);
+  cudaError_t e;
+  if (smem > 48 * 1024) {
+    e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                             static_cast<int>(smem));
+    if (e != cudaSuccess) return e;
+  }
+  int device = 0, sms = 0, per_sm = 0;
+  if ((e = cudaGetDevice(&device)) != cudaSuccess) return e;
+  if ((e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device)) != cudaSuccess) {
+    return e;
+  }
+  if ((e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, Policy::kThreads,
+                                                         smem)) != cudaSuccess) {
+    return e;
+  }
+  // Co-resident blocks (grid barriers), no more than the largest pass has chunks.
+  const u64 chunks = std::max<u64>(
+      {1, static_cast<u64>(a.c.nms.ntiles),
+       (l.cap + Policy::kThreads * Policy::kItems - 1) / (Policy::kThreads * Policy::kItems)});
+  const unsigned blocks = static_cast<unsigned>(
+      std::min<u64>(chunks, static_cast<u64>(std::max(per_sm, 1)) * static_cast<u64>(sms)));
+  cudaLaunchConfig_t cfg{};
+  cfg.gridDim = dim3(blocks);
+  cfg.blockDim = dim3(Policy::kThreads);
+  cfg.dynamicSmemBytes = smem;
+  cfg.stream = stream;
+  cudaLaunchAttribute attr{};
+  attr.id = cudaLaunchAttributeCooperative;
+  attr.val.cooperative = 1;
+  cfg.attrs = &attr;
+  cfg.numAttrs = 1;
+  return cudaLaunchKernelEx(&cfg, kernel, a);
+}
+
+template <class T>
+cudaError_t launch_finish_t(const DetectParams& p, const ImageView& v, int y0, int y1, void* ws,
+                            DetectDeviceResult* out, cudaStream_t stream) {
+  const Layout l = make_layout(p, v.width, v.height);
+  auto* base = static_cast<unsigned char*>(ws);
+  FinishArgs a{};
+  a.c = cand_args(p, v, y0, y1);
+  a.h = header_of(ws);
+  a.cand = reinterpret_cast<u64*>(base + l.cand);
+  a.cap = l.cap;
+  a.kept = reinterpret_cast<u64*>(base + l.kept);
+  a.k = l.k;
+  a.big = l.big;
+  a.out = out;
+  a.points = detect_result_points(out);
+  const cudaError_t e = a.c.nms.r <= Policy::kMaxSmemTileRadius
+                            ? launch_finish_rt<T, true>(a, l, stream)
+                            : launch_finish_rt<T, false>(a, l, stream);
+  if (e != cudaSuccess || !l.big) return e;
+  auto* sorted = reinterpret_cast<u64*>(base + l.sorted);
+  std::size_t cub_bytes = l.cub_bytes;
+  const cudaError_t s = cub::DeviceRadixSort::SortKeys(base + l.cub, cub_bytes, a.kept, sorted,
+                                                       static_cast<int>(l.k), 0, 64, stream);
+  if (s != cudaSuccess) return s;
+  const unsigned blocks = static_cast<unsigned>((l.k + Policy::kThreads - 1) / Policy::kThreads);
+  detect_write_kernel<T><<<blocks, Policy::kThreads, 0, stream>>>(sorted, a.h, a.c.nms.v, a.points);
+  return cudaPeekAtLastError();
+}
+
+}  // namespace
+
+std::size_t detect_workspace_bytes(const DetectParams& p, int width, int height) {
+  return make_layout(p, width, height).total;
+}
+
+cudaError_t detect_workspace_init(void* workspace, cudaStream_t stream) {
+  if (workspace == nullptr) return cudaErrorInvalidValue;
+  return cudaMemsetAsync(workspace, 0, sizeof(Header), stream);
+}
+
+cudaError_t launch_detect_max(const DetectParams& p, const ImageView& response, int y0, int y1,
+                              void* workspace, cudaStream_t stream) {
+  if (const cudaError_t e = check_args(p, response, y0, y1, workspace); e != cudaSuccess) return e;
+  if (!p.use_quality || y0 == y1) return cudaSuccess;
+  switch (response.format) {
+    case PixelFormat::kF32:
+      return launch_max_t<float>(response, y0, y1, workspace, stream);
+    case PixelFormat::kS16:
+      return launch_max_t<std::int16_t>(response, y0, y1, workspace, stream);
+    default:
+      return launch_max_t<std::uint8_t>(response, y0, y1, workspace, stream);
+  }
+}
+
+cudaError_t launch_detect_candidates(const DetectParams& p, const ImageView& response, int y0,
+                                     int y1, void* workspace, cudaStream_t stream) {
+  if (const cudaError_t e = check_args(p, response, y0, y1, workspace); e != cudaSuccess) return e;
+  if (y0 == y1) return cudaSuccess;
+  const Layout l = make_layout(p, response.width, response.height);
+  const CandArgs a = cand_args(p, response, y0, y1);
+  switch (response.format) {
+    case PixelFormat::kF32:
+      return launch_cand_t<float>(a, l, workspace, stream);
+    case PixelFormat::kS16:
+      return launch_cand_t<std::int16_t>(a, l, workspace, stream);
+    default:
+      return launch_cand_t<std::uint8_t>(a, l, workspace, stream);
+  }
+}
+
+cudaError_t launch_detect_finish(const DetectParams& p, const ImageView& response, int y0, int y1,
+                                 void* workspace, DetectDeviceResult* out, cudaStream_t stream) {
+  if (const cudaError_t e = check_args(p, response, y0, y1, workspace); e != cudaSuccess) return e;
+  if (out == nullptr) return cudaErrorInvalidValue;
+  switch (response.format) {
+    case PixelFormat::kF32:
+      return launch_finish_t<float>(p, response, y0, y1, workspace, out, stream);
+    case PixelFormat::kS16:
+      return launch_finish_t<std::int16_t>(p, response, y0, y1, workspace, out, stream);
+    default:
+      return launch_finish_t<std::uint8_t>(p, response, y0, y1, workspace, out, stream);
+  }
+}
+
+cudaError_t launch_detect(const DetectParams& p, const ImageView& response, int y0, int y1,
+                          void* workspace, DetectDeviceResult* out, cudaStream_t stream) {
+  if (const cudaError_t e = check_args(p, response, y0, y1, workspace); e != cudaSuccess) return e;
+  if (out == nullptr) return cudaErrorInvalidValue;
+  cudaError_t e = launch_detect_max(p, response, y0, y1, workspace, stream);
+  if (e == cudaSuccess) e = launch_detect_candidates(p, response, y0, y1, workspace, stream);
+  if (e == cudaSuccess) e = launch_detect_finish(p, response, y0, y1, workspace, out, stream);
+  return e;
+}
+
+}  // namespace jetpipe
