@@ -20,3 +20,20 @@ inline int box_halo(const BoxParams& p) { return p.ksize / 2; }
 void box_ref(const BoxParams& p, const ImageView& src, const ImageView& dst, int y0, int y1);
 
 }  // namespace jetpipe
+
+#if JETPIPE_HAVE_CUDA
+#include <driver_types.h>
+
+#include "kernels/texture.h"
+
+namespace jetpipe {
+
+// CUDA twin of box_ref, bit for bit: output rows [y0, y1) of dst (GRAY8, src's size) from the whole
+// src (GRAY8). ksize 1..65 (odd); any size, pitch, ROI. ksize 3..9 through the fast register-window
+// kernel, larger through the separable tile engine, 1 is a 2D copy. Asynchronous on `stream`; no
+// allocation; returns the launch's error (cudaErrorInvalidValue for bad arguments).
+cudaError_t launch_box(const BoxParams& p, const FilterSource& src, const ImageView& dst, int y0,
+                       int y1, cudaStream_t stream, FilterPath path = FilterPath::kAuto);
+
+}  // namespace jetpipe
+#endif  // JETPIPE_HAVE_CUDA

@@ -27,3 +27,22 @@ void convolve_ref(const ConvolveParams& p, const ImageView& src, const ImageView
                   int y1);
 
 }  // namespace jetpipe
+
+#if JETPIPE_HAVE_CUDA
+#include <driver_types.h>
+
+#include "kernels/texture.h"
+
+namespace jetpipe {
+
+// CUDA twin of convolve_ref, bit for bit: output rows [y0, y1) of dst (GRAY8, src's size) from the
+// whole src (GRAY8). rows, cols odd, 1..15, taps.size() == rows · cols. Per pixel, in the twin's
+// order: acc = float(delta), then acc = acc + tap · pixel over the taps in row-major order, each
+// product and sum rounded to float (no fused multiply-add), then saturate_cast<uchar>. Any size,
+// pitch, ROI. Asynchronous on `stream`; no allocation; returns the launch's error.
+cudaError_t launch_convolve(const ConvolveParams& p, const FilterSource& src, const ImageView& dst,
+                            int y0, int y1, cudaStream_t stream,
+                            FilterPath path = FilterPath::kAuto);
+
+}  // namespace jetpipe
+#endif  // JETPIPE_HAVE_CUDA

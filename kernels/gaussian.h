@@ -42,3 +42,24 @@ void gaussian_ref(const GaussianParams& p, const ImageView& src, const ImageView
                   int y1);
 
 }  // namespace jetpipe
+
+#if JETPIPE_HAVE_CUDA
+#include <driver_types.h>
+
+#include "kernels/texture.h"
+
+namespace jetpipe {
+
+// CUDA twin of gaussian_ref, bit for bit: output rows [y0, y1) of dst (GRAY8, src's size) from the
+// whole src (GRAY8; the border applies at its edges only, so row strips of one image compose).
+// ksize 1..65 (odd); any size ≥ 1, any pitch, ROI views. One fused pass: ksize ≤ 9 through the
+// register-window kernel (kernels/block/filter_fast.cuh), larger through the separable tile engine;
+// a kernel whose Q8 taps are a single 256 is the identity (a 2D copy). Reads through `path` (a
+// texture only where src carries one made for src.view and p.border). Asynchronous on `stream`; no
+// allocation; returns the launch's error (cudaErrorInvalidValue for bad arguments).
+cudaError_t launch_gaussian(const GaussianParams& p, const FilterSource& src, const ImageView& dst,
+                            int y0, int y1, cudaStream_t stream,
+                            FilterPath path = FilterPath::kAuto);
+
+}  // namespace jetpipe
+#endif  // JETPIPE_HAVE_CUDA

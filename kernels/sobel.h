@@ -28,3 +28,23 @@ inline int sobel_halo(const SobelParams& p) { return p.ksize == 1 ? 1 : p.ksize 
 void sobel_ref(const SobelParams& p, const ImageView& src, const ImageView& dst, int y0, int y1);
 
 }  // namespace jetpipe
+
+#if JETPIPE_HAVE_CUDA
+#include <driver_types.h>
+
+#include "kernels/texture.h"
+
+namespace jetpipe {
+
+// CUDA twin of sobel_ref, bit for bit: output rows [y0, y1) of dst (S16, or GRAY8 when p.abs8;
+// src's size) from the whole src (GRAY8). ksize 1, 3, 5 (7 too), dx, dy ∈ 0..2, dx + dy ≥ 1. The
+// exact integer derivative in one fused pass (the fast separable kernel with signed taps; the tile
+// engine for views it does not take), then float(derivative) · float(scale) rounded half to even
+// and saturated, as the twin. Any size, pitch (S16 rows need not be 2-byte aligned), ROI.
+// Asynchronous on `stream`; no allocation; returns the launch's error.
+cudaError_t launch_sobel(const SobelParams& p, const FilterSource& src, const ImageView& dst,
+                         int y0, int y1, cudaStream_t stream,
+                         FilterPath path = FilterPath::kAuto);
+
+}  // namespace jetpipe
+#endif  // JETPIPE_HAVE_CUDA

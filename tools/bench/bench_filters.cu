@@ -1,8 +1,388 @@
 // SPDX-License-Identifier: MIT
+// Neighbourhood filters: gaussian (5×5 through both paths, 3×3 and 7×7), box, sobel, convolve 5×5
+// and harris, beside NPP (nppiFilterGaussBorder / FilterBoxBorder / FilterSobelVertBorder,
+// replicate border) when built with it and OpenCV on the host CPU (GaussianBlur, boxFilter, Sobel;
+// up to 3840×2160). bytes = bytes read + bytes written (2 per pixel for GRAY8 → GRAY8, 3 for → S16,
+// 5 for → F32). Inputs rotate over enough copies to miss L2. Each jetpipe case is checked once
+// against its CPU twin on three bands of 64 rows (top, middle, bottom: every border row); a
+// difference prints MISMATCH in its row. NPP rows carry how many pixels differ from jetpipe's
+// (OpenCV rounding).
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <functional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "kernels/box.h"
+#include "kernels/convolve.h"
+#include "kernels/gaussian.h"
+#include "kernels/harris.h"
+#include "kernels/sobel.h"
+#include "kernels/texture.h"
+#include "pipeline/core/cuda_check.h"
 #include "tools/bench/bench.h"
+
+#if JETPIPE_HAVE_NPP
+#include <npp.h>
+#endif
+#if JETPIPE_HAVE_OPENCV
+#include <opencv2/core.hpp>
+#include <opencv2/imgproc.hpp>
+#endif
 
 namespace jetpipe::bench {
 
-void bench_filters(Bench&) {}
+namespace {
+
+using RefFn = std::function<void(const ImageView& src, const ImageView& dst, int y0, int y1)>;
+
+// Row bands checked against the twin: all rows of small images, else the first, middle and last 64.
+std::vector<std::pair<int, int>> check_bands(int h) {
+  if (h <= 192) return {{0, h}};
+  return {{0, 64}, {h / 2 - 32, h / 2 + 32}, {h - 64, h}};
+}
+
+// "" when the device output equals the CPU twin on the bands (harris: within 1e-4 of the largest
+// |response| there), else MISMATCH with where.
+std::string check_twin(const ImageView& host_src, const ImageView& dev_out, const RefFn& ref,
+                       bool relative = false) {
+  const int w = host_src.width, h = host_src.height;
+  HostImage want(w, h, dev_out.format), got(w, h, dev_out.format);
+  double worst = 0, largest = 0;
+  int wx = -1, wy = -1;
+  for (const auto& [a, b] : check_bands(h)) {
+    ref(host_src, want.view(), a, b);
+    JP_CUDA(cudaMemcpy2D(got.view().row<std::uint8_t>(a), got.view().pitch,
+                         dev_out.row<std::uint8_t>(a), dev_out.pitch, dev_out.row_bytes(),
+                         static_cast<std::size_t>(b - a), cudaMemcpyDeviceToHost));
+    for (int y = a; y < b; ++y) {
+      for (int x = 0; x < w; ++x) {
+        double g = 0, e = 0;
+        switch (dev_out.format) {
+          case PixelFormat::kS16:
+            g = got.view().row<std::int16_t>(y)[x];
+            e = want.view().row<std::int16_t>(y)[x];
+            break;
+          case PixelFormat::kF32:
+            g = got.view().row<float>(y)[x];
+            e = want.view().row<float>(y)[x];
+            break;
+          default:
+            g = got.view().row<std::uint8_t>(y)[x];
+            e = want.view().row<std::uint8_t>(y)[x];
+        }
+        largest = std::max(largest, std::fabs(e));
+        const double d = std::isnan(g) ? INFINITY : std::fabs(g - e);
+        if (d > worst) {
+          worst = d;
+          wx = x;
+          wy = y;
+        }
+      }
+    }
+  }
+  const double tol = relative ? 1e-4 * largest : 0;
+  if (worst <= tol) return "";
+  return "MISMATCH vs CPU twin: " + std::to_string(worst) + " at (" + std::to_string(wx) + ", " +
+         std::to_string(wy) + ")";
+}
+
+#if JETPIPE_HAVE_NPP
+// Pixels of two device GRAY8/S16 images that differ (NPP against jetpipe), as a note.
+std::string count_differences(const ImageView& a, const ImageView& b, const char* what) {
+  std::vector<std::uint8_t> ha(a.row_bytes() * a.height), hb(b.row_bytes() * b.height);
+  JP_CUDA(cudaMemcpy2D(ha.data(), a.row_bytes(), a.data, a.pitch, a.row_bytes(),
+                       static_cast<std::size_t>(a.height), cudaMemcpyDeviceToHost));
+  JP_CUDA(cudaMemcpy2D(hb.data(), b.row_bytes(), b.data, b.pitch, b.row_bytes(),
+                       static_cast<std::size_t>(b.height), cudaMemcpyDeviceToHost));
+  const int bpp = bytes_per_pixel(a.format);
+  std::size_t diff = 0;
+  for (std::size_t i = 0; i < ha.size(); i += bpp) {
+    if (std::memcmp(&ha[i], &hb[i], bpp) != 0) ++diff;
+  }
+  return std::to_string(diff) + " px differ from " + what;
+}
+
+NppStreamContext npp_context(const Bench& b) {
+  NppStreamContext c{};
+  const cudaDeviceProp& p = b.props();
+  c.hStream = b.stream();
+  JP_CUDA(cudaGetDevice(&c.nCudaDeviceId));
+  c.nMultiProcessorCount = p.multiProcessorCount;
+  c.nMaxThreadsPerMultiProcessor = p.maxThreadsPerMultiProcessor;
+  c.nMaxThreadsPerBlock = p.maxThreadsPerBlock;
+  c.nSharedMemPerBlock = p.sharedMemPerBlock;
+  c.nCudaDevAttrComputeCapabilityMajor = p.major;
+  c.nCudaDevAttrComputeCapabilityMinor = p.minor;
+  JP_CUDA(cudaStreamGetFlags(b.stream(), &c.nStreamFlags));
+  return c;
+}
+
+void npp_check(NppStatus s, const char* what) {
+  if (s != NPP_SUCCESS)
+    throw std::runtime_error(std::string(what) + " failed: " + std::to_string(s));
+}
+#endif
+
+void bench_size(Bench& b, const Size& s) {
+  const std::vector<DeviceImage> in = b.inputs(s, PixelFormat::kGray8, Data::kUniform);
+  const int n = static_cast<int>(in.size());
+  const HostImage host = b.host_input(s, PixelFormat::kGray8, Data::kUniform);
+  const ImageView hv = host.view();
+  const double px = static_cast<double>(s.width) * s.height;
+  const int w = s.width, h = s.height;
+  cudaStream_t st = b.stream();
+  DeviceImage out8(w, h, PixelFormat::kGray8), out8b(w, h, PixelFormat::kGray8);
+  const Border replicate{BorderMode::kReplicate, 0};
+  const Border reflect101{BorderMode::kReflect101, 0};
+  // One texture per rotating input, for the borders the texture rows use.
+  std::vector<UniqueTexture> tex_replicate, tex_reflect101;
+  for (const DeviceImage& d : in) {
+    tex_replicate.emplace_back(d.view(), replicate);
+    tex_reflect101.emplace_back(d.view(), reflect101);
+  }
+#if JETPIPE_HAVE_OPENCV
+  const bool cpu = px <= 3840.0 * 2160.0;
+  const cv::Mat m(h, w, CV_8UC1, hv.data, hv.pitch);
+  cv::Mat cv_out;
+#endif
+#if JETPIPE_HAVE_NPP
+  const NppStreamContext ctx = npp_context(b);
+  const NppiSize size{w, h};
+  const NppiPoint origin{0, 0};
+#endif
+
+  // ---- gaussian --------------------------------------------------------------------------------
+  if (b.wants("gaussian")) {
+    struct G {
+      int ksize;
+      FilterPath path;
+      const Border* border;
+      const char* impl;
+    };
+    const G cases[] = {{5, FilterPath::kTiled, &replicate, "jetpipe-tiled"},
+                       {5, FilterPath::kTexture, &replicate, "jetpipe-tex"},
+                       {5, FilterPath::kTiled, &reflect101, "jetpipe-tiled"},
+                       {5, FilterPath::kTexture, &reflect101, "jetpipe-tex"},
+                       {3, FilterPath::kAuto, &replicate, "jetpipe"},
+                       {7, FilterPath::kAuto, &replicate, "jetpipe"}};
+    for (const G& g : cases) {
+      const GaussianParams p = resolve_gaussian(g.ksize, 0, *g.border);
+      const auto& tex = g.border == &replicate ? tex_replicate : tex_reflect101;
+      const double us = b.time_us([&](int rep) {
+        const int i = rep % n;
+        JP_CUDA(
+            launch_gaussian(p, FilterSource(in[i].view(), tex[i]), out8.view(), 0, h, st, g.path));
+      });
+      JP_CUDA(
+          launch_gaussian(p, FilterSource(in[0].view(), tex[0]), out8.view(), 0, h, st, g.path));
+      JP_CUDA(cudaStreamSynchronize(st));
+      const std::string note =
+          check_twin(hv, out8.view(), [&](const ImageView& a, const ImageView& d, int y0, int y1) {
+            gaussian_ref(p, a, d, y0, y1);
+          });
+      const std::string k = std::to_string(g.ksize);
+      b.add({"gaussian" + k + "x" + k + "/" + to_string(g.border->mode), g.impl, s.name(),
+             "uniform", us, 2 * px, note});
+    }
+#if JETPIPE_HAVE_NPP
+    {
+      const GaussianParams p = resolve_gaussian(5, 0, replicate);
+      const double us = b.time_us([&](int rep) {
+        const ImageView& v = in[rep % n].view();
+        npp_check(nppiFilterGaussBorder_8u_C1R_Ctx(v.data, static_cast<int>(v.pitch), size, origin,
+                                                   out8b.view().data,
+                                                   static_cast<int>(out8b.view().pitch), size,
+                                                   NPP_MASK_SIZE_5_X_5, NPP_BORDER_REPLICATE, ctx),
+                  "nppiFilterGaussBorder_8u_C1R_Ctx");
+      });
+      // Compare on one input: NPP and jetpipe both on input 0.
+      const ImageView& v = in[0].view();
+      npp_check(
+          nppiFilterGaussBorder_8u_C1R_Ctx(v.data, static_cast<int>(v.pitch), size, origin,
+                                           out8b.view().data, static_cast<int>(out8b.view().pitch),
+                                           size, NPP_MASK_SIZE_5_X_5, NPP_BORDER_REPLICATE, ctx),
+          "nppiFilterGaussBorder_8u_C1R_Ctx");
+      JP_CUDA(launch_gaussian(p, v, out8.view(), 0, h, st));
+      JP_CUDA(cudaStreamSynchronize(st));
+      b.add({"gaussian5x5/replicate", "npp", s.name(), "uniform", us, 2 * px,
+             count_differences(out8b.view(), out8.view(), "jetpipe")});
+    }
+#endif
+#if JETPIPE_HAVE_OPENCV
+    if (cpu) {
+      const double us = b.time_host_us(
+          [&] { cv::GaussianBlur(m, cv_out, cv::Size(5, 5), 0, 0, cv::BORDER_REPLICATE); });
+      b.add({"gaussian5x5/replicate", "opencv-cpu", s.name(), "uniform", us, 2 * px, ""});
+    }
+#endif
+  }
+
+  // ---- box -------------------------------------------------------------------------------------
+  if (b.wants("box")) {
+    for (int ksize : {3, 5, 15}) {
+      BoxParams p;
+      p.ksize = ksize;
+      p.border = replicate;
+      for (FilterPath path : {FilterPath::kTiled, FilterPath::kTexture}) {
+        if (ksize != 5 && path == FilterPath::kTexture) continue;
+        const double us = b.time_us([&](int rep) {
+          const int i = rep % n;
+          JP_CUDA(launch_box(p, FilterSource(in[i].view(), tex_replicate[i]), out8.view(), 0, h, st,
+                             path));
+        });
+        JP_CUDA(launch_box(p, FilterSource(in[0].view(), tex_replicate[0]), out8.view(), 0, h, st,
+                           path));
+        JP_CUDA(cudaStreamSynchronize(st));
+        const std::string note = check_twin(
+            hv, out8.view(), [&](const ImageView& a, const ImageView& d, int y0, int y1) {
+              box_ref(p, a, d, y0, y1);
+            });
+        const std::string k = std::to_string(ksize);
+        b.add({"box" + k + "x" + k + "/replicate",
+               path == FilterPath::kTexture ? "jetpipe-tex" : "jetpipe-tiled", s.name(), "uniform",
+               us, 2 * px, note});
+      }
+    }
+#if JETPIPE_HAVE_NPP
+    {
+      const auto run = [&](const ImageView& v) {
+        npp_check(nppiFilterBoxBorder_8u_C1R_Ctx(
+                      v.data, static_cast<int>(v.pitch), size, origin, out8b.view().data,
+                      static_cast<int>(out8b.view().pitch), size, NppiSize{5, 5}, NppiPoint{2, 2},
+                      NPP_BORDER_REPLICATE, ctx),
+                  "nppiFilterBoxBorder_8u_C1R_Ctx");
+      };
+      const double us = b.time_us([&](int rep) { run(in[rep % n].view()); });
+      BoxParams p;
+      p.ksize = 5;
+      p.border = replicate;
+      run(in[0].view());
+      JP_CUDA(launch_box(p, in[0].view(), out8.view(), 0, h, st));
+      JP_CUDA(cudaStreamSynchronize(st));
+      b.add({"box5x5/replicate", "npp", s.name(), "uniform", us, 2 * px,
+             count_differences(out8b.view(), out8.view(), "jetpipe")});
+    }
+#endif
+#if JETPIPE_HAVE_OPENCV
+    if (cpu) {
+      const double us = b.time_host_us([&] {
+        cv::boxFilter(m, cv_out, -1, cv::Size(5, 5), cv::Point(-1, -1), true, cv::BORDER_REPLICATE);
+      });
+      b.add({"box5x5/replicate", "opencv-cpu", s.name(), "uniform", us, 2 * px, ""});
+    }
+#endif
+  }
+
+  // ---- sobel (d/dx, 3×3, S16) ------------------------------------------------------------------
+  if (b.wants("sobel")) {
+    DeviceImage out16(w, h, PixelFormat::kS16), out16b(w, h, PixelFormat::kS16);
+    SobelParams p;
+    p.dx = 1;
+    p.dy = 0;
+    p.ksize = 3;
+    p.border = replicate;
+    for (FilterPath path : {FilterPath::kTiled, FilterPath::kTexture}) {
+      const double us = b.time_us([&](int rep) {
+        const int i = rep % n;
+        JP_CUDA(launch_sobel(p, FilterSource(in[i].view(), tex_replicate[i]), out16.view(), 0, h,
+                             st, path));
+      });
+      JP_CUDA(launch_sobel(p, FilterSource(in[0].view(), tex_replicate[0]), out16.view(), 0, h, st,
+                           path));
+      JP_CUDA(cudaStreamSynchronize(st));
+      const std::string note =
+          check_twin(hv, out16.view(), [&](const ImageView& a, const ImageView& d, int y0, int y1) {
+            sobel_ref(p, a, d, y0, y1);
+          });
+      b.add({"sobel3x3dx/s16", path == FilterPath::kTexture ? "jetpipe-tex" : "jetpipe-tiled",
+             s.name(), "uniform", us, 3 * px, note});
+    }
+#if JETPIPE_HAVE_NPP
+    {
+      const auto run = [&](const ImageView& v) {
+        npp_check(
+            nppiFilterSobelVertBorder_8u16s_C1R_Ctx(v.data, static_cast<int>(v.pitch), size, origin,
+                                                    reinterpret_cast<Npp16s*>(out16b.view().data),
+                                                    static_cast<int>(out16b.view().pitch), size,
+                                                    NPP_MASK_SIZE_3_X_3, NPP_BORDER_REPLICATE, ctx),
+            "nppiFilterSobelVertBorder_8u16s_C1R_Ctx");
+      };
+      const double us = b.time_us([&](int rep) { run(in[rep % n].view()); });
+      run(in[0].view());
+      JP_CUDA(launch_sobel(p, in[0].view(), out16.view(), 0, h, st));
+      JP_CUDA(cudaStreamSynchronize(st));
+      b.add({"sobel3x3dx/s16", "npp", s.name(), "uniform", us, 3 * px,
+             count_differences(out16b.view(), out16.view(), "jetpipe")});
+    }
+#endif
+#if JETPIPE_HAVE_OPENCV
+    if (cpu) {
+      const double us = b.time_host_us(
+          [&] { cv::Sobel(m, cv_out, CV_16S, 1, 0, 3, 1, 0, cv::BORDER_REPLICATE); });
+      b.add({"sobel3x3dx/s16", "opencv-cpu", s.name(), "uniform", us, 3 * px, ""});
+    }
+#endif
+  }
+
+  // ---- convolve 5×5 ----------------------------------------------------------------------------
+  if (b.wants("convolve")) {
+    ConvolveParams p;
+    p.rows = p.cols = 5;
+    p.border = replicate;
+    p.delta = 3.5;
+    for (int i = 0; i < 25; ++i) p.taps.push_back((i % 7 - 2) * 0.0625f);
+    for (FilterPath path : {FilterPath::kTiled, FilterPath::kTexture}) {
+      const double us = b.time_us([&](int rep) {
+        const int i = rep % n;
+        JP_CUDA(launch_convolve(p, FilterSource(in[i].view(), tex_replicate[i]), out8.view(), 0, h,
+                                st, path));
+      });
+      JP_CUDA(launch_convolve(p, FilterSource(in[0].view(), tex_replicate[0]), out8.view(), 0, h,
+                              st, path));
+      JP_CUDA(cudaStreamSynchronize(st));
+      const std::string note =
+          check_twin(hv, out8.view(), [&](const ImageView& a, const ImageView& d, int y0, int y1) {
+            convolve_ref(p, a, d, y0, y1);
+          });
+      b.add({"convolve5x5", path == FilterPath::kTexture ? "jetpipe-tex" : "jetpipe-tiled",
+             s.name(), "uniform", us, 2 * px, note});
+    }
+  }
+
+  // ---- harris 3 / 3 ----------------------------------------------------------------------------
+  if (b.wants("harris")) {
+    DeviceImage out32(w, h, PixelFormat::kF32);
+    HarrisParams p;
+    p.border = reflect101;
+    for (FilterPath path : {FilterPath::kTiled, FilterPath::kTexture}) {
+      const double us = b.time_us([&](int rep) {
+        const int i = rep % n;
+        JP_CUDA(launch_harris(p, FilterSource(in[i].view(), tex_reflect101[i]), out32.view(), 0, h,
+                              st, path));
+      });
+      JP_CUDA(launch_harris(p, FilterSource(in[0].view(), tex_reflect101[0]), out32.view(), 0, h,
+                            st, path));
+      JP_CUDA(cudaStreamSynchronize(st));
+      const std::string note = check_twin(
+          hv, out32.view(),
+          [&](const ImageView& a, const ImageView& d, int y0, int y1) {
+            harris_ref(p, a, d, y0, y1);
+          },
+          /*relative=*/true);
+      b.add({"harris3/3", path == FilterPath::kTexture ? "jetpipe-tex" : "jetpipe-tiled", s.name(),
+             "uniform", us, 5 * px, note});
+    }
+  }
+}
+
+}  // namespace
+
+void bench_filters(Bench& b) {
+  for (const Size& s : b.sizes()) bench_size(b, s);
+}
 
 }  // namespace jetpipe::bench

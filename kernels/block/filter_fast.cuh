@@ -1,0 +1,376 @@
+// SPDX-License-Identifier: MIT
+// The fast separable 8-bit filter: one fused pass for kernels of 2R + 1 ≤ 9 taps along both axes
+// with integer taps: gaussian's Q8 taps (≤ 255), box's ones, sobel's signed ones (vertical sums
+// biased into [0, 2^16), horizontal taps signed bytes). Used by gaussian.cu, box.cu and sobel.cu.
+//
+// Work split: a warp owns a strip of 512 input columns (lane l: columns X0 − 16 + 16·l, one 16-byte
+// load per row) and writes the middle 480 (lanes 1..30; lanes 0 and 31 only supply halo), sliding
+// down rows_per_warp output rows. Each input pixel is loaded once per strip, each output pixel
+// written once, with one 16-byte store per lane and row. Strips lie inside the image (X0 − 16 ≥ 0,
+// X0 + 496 ≤ width; where more than 64 columns would be left at the right, one more strip moved
+// left onto a 16-byte boundary, rewriting some of its neighbour's pixels with the same values), so
+// the unrolled loop never tests for border columns; rows outside the image (at most R) are remapped
+// without division (row_near). The columns left at the edges ([0, 16) and ≤ 64 at the right) are
+// done by two extra blocks per block row of the same launch running the separable tile engine
+// (filter_separable.cuh), where the source's full border handling applies: one launch, and the
+// register count stays the interior loop's. Launches the kernel does not fit (unaligned views,
+// images under 512 × 16) go to the tile engine alone (launch_fast_separable).
+//
+// Per output row and lane (16 pixels), R = 2 (5 × 5), all integer and exact:
+//   unpack the incoming row's bytes into 16-bit lane pairs          8 PRMT   (0.5 / pixel)
+//   vertical pass on packed pairs (two pixels per IMAD; sums of    40 IMAD   (2.5)
+//     Q8 taps · bytes ≤ 255·256, + 128 per lane for the rounding,
+//     fit 16 bits)
+//   halo pairs from the neighbour lanes                             2 SHFL   (0.125)
+//   odd pairs (v[j], v[j+1]) for odd j: one PRMT each              10 PRMT   (0.6)
+//   horizontal pass: __dp2a_lo does 2 taps (16-bit v × 8-bit tap)  48 IDP.2A (3)
+//     into 32 bits (Σ taps = 256, so the +128 lanes add 2^15)
+//   (acc + 2^15) >> 16 is byte 2 of the accumulator: PRMT packing  12 PRMT   (0.75)
+//   row address, 16-byte load, 16-byte store, loop                ~12        (0.75)
+// ≈ 132 instructions per 16 pixels ≈ 8.3 per pixel, × 32/30 for the halo lanes ≈ 8.8, + the
+// prologue of each strip (2R rows loaded and unpacked): under half of the ~20 per pixel a
+// memory-bound 16384² pass allows at ~28 T thread-instructions/s.
+//
+// Input rows wait in a ring of kFastPrefetch 16-byte registers (loads in flight ahead of use); the
+// last 2R + 1 rows sit unpacked in a register window (8 words each); the unrolled period
+// (2R + 1) · kFastPrefetch keeps every register index a compile-time constant.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "kernels/block/filter_launch.cuh"
+#include "kernels/block/filter_separable.cuh"
+#include "kernels/block/filter_source.cuh"
+#include "kernels/tuning_filters.h"
+
+namespace jetpipe::dev {
+
+constexpr int kFastWarpOut = 30 * 16;  // output columns per warp
+
+struct FastArgs {
+  // Vertical taps as multipliers of packed pairs (negative ones two's complement: the packed sums
+  // are exact mod 2^32, and each lane's final value is in [0, 2^16) thanks to vinit).
+  std::uint32_t vtap[2 * kFastMaxRadius + 1];
+  // Horizontal taps t[2g], t[2g+1] in bytes 0, 1: unsigned ≤ 255 (Epi::kSignedTaps false) or
+  // signed.
+  std::uint32_t htap[kFastMaxRadius + 1];
+  std::uint32_t vinit;  // added to both lanes of every vertical sum (bias, rounding)
+  std::uint32_t hinit;  // the horizontal accumulators' start (removes the bias: −vinit_lane·Σ kx)
+  int xtap[2 * kFastMaxRadius + 1], ytap[2 * kFastMaxRadius + 1];  // as ints, for the edge tiles
+  int ksize;
+  int width, y0, y1, rows_per_warp;
+  // Geometry: warps_fast interior strips (X0 = min(16 + 480·w, x0_last)) in the first fast_blocks
+  // blocks of a row of the grid; the two blocks after them run tiles of the separable engine over
+  // the edge columns [0, 16) and [x0_last + 480, width) (≤ 64 columns: one tile).
+  int warps_fast, fast_blocks, x0_last;
+  std::uint8_t* dst;  // 16-byte aligned rows
+  std::size_t dst_pitch;
+};
+
+// The box mean round(s / area) = floor((2s + area) / (2·area)) as a multiply-high: with
+// M = floor(2^32 / d) + 1 and e = M·d − 2^32 ∈ (0, d], floor(n·M / 2^32) = floor(n / d) whenever
+// n·e < 2^32 (the error n·e / (d·2^32) stays under 1/d). For ksize ≤ 9: n ≤ 41391, e ≤ 162.
+inline std::uint32_t box_magic(std::uint32_t d) {
+  return static_cast<std::uint32_t>((std::uint64_t(1) << 32) / d + 1);
+}
+
+// Epilogues turn the 16 accumulators of a lane (one row, 16 columns from x) into output pixels and
+// store them (16-byte aligned rows), and one exact sum into one pixel (the edge tiles):
+//   static constexpr bool kSignedTaps;   // horizontal taps signed (dp2a.lo.u32.s32)
+//   void store16(uint8_t* row, int x, const uint32_t (&acc)[16]) const;
+//   void store1(uint8_t* row, int x, int sum) const;   // sum as the CPU twin has it
+
+// gaussian: dst = (Σ t_v Σ t_h src + 2^15) >> 16. The fast kernel adds the rounding 2^15 =
+// 128 · Σ taps (256) as 128 to each lane of the vertical sums (vinit; ≤ 65280 + 128 < 2^16), so
+// the result is byte 2 of the accumulator (below 255.5 · 2^16 < 2^24): PRMT packing.
+struct GaussQ16Epilogue {
+  static constexpr bool kSignedTaps = false;
+  __device__ __forceinline__ void store16(std::uint8_t* row, int x,
+                                          const std::uint32_t (&a)[16]) const {
+    std::uint32_t w[4];
+#pragma unroll
+    for (int q = 0; q < 4; ++q) {
+      w[q] = __byte_perm(__byte_perm(a[4 * q], a[4 * q + 1], 0x0062),
+                         __byte_perm(a[4 * q + 2], a[4 * q + 3], 0x0062), 0x5410);
+    }
+    *reinterpret_cast<uint4*>(row + x) = make_uint4(w[0], w[1], w[2], w[3]);
+  }
+  __device__ __forceinline__ void store1(std::uint8_t* row, int x, int sum) const {
+    row[x] = static_cast<std::uint8_t>((sum + (1 << 15)) >> 16);
+  }
+};
+
+// box (ksize ≤ 9): the rounded mean (normalize) or the sum saturated to 255.
+struct BoxEpilogue {
+  static constexpr bool kSignedTaps = false;
+  bool normalize;
+  std::uint32_t area;
+  std::uint32_t magic;  // box_magic(2 · area)
+  __device__ __forceinline__ std::uint32_t one(std::uint32_t s) const {
+    return normalize ? __umulhi(2 * s + area, magic) : min(s, 255u);
+  }
+  __device__ __forceinline__ void store16(std::uint8_t* row, int x,
+                                          const std::uint32_t (&a)[16]) const {
+    std::uint32_t w[4];
+#pragma unroll
+    for (int q = 0; q < 4; ++q) {
+      w[q] = pack4(one(a[4 * q]), one(a[4 * q + 1]), one(a[4 * q + 2]), one(a[4 * q + 3]));
+    }
+    *reinterpret_cast<uint4*>(row + x) = make_uint4(w[0], w[1], w[2], w[3]);
+  }
+  __device__ __forceinline__ void store1(std::uint8_t* row, int x, int sum) const {
+    row[x] = static_cast<std::uint8_t>(one(static_cast<std::uint32_t>(sum)));
+  }
+};
+
+// 16 bytes into 8 words of two 16-bit lanes: e[c] = (byte 2c, byte 2c + 1).
+__device__ __forceinline__ void unpack_pairs(const uint4& v, std::uint32_t (&e)[8]) {
+  e[0] = __byte_perm(v.x, 0, 0x4140);
+  e[1] = __byte_perm(v.x, 0, 0x4342);
+  e[2] = __byte_perm(v.y, 0, 0x4140);
+  e[3] = __byte_perm(v.y, 0, 0x4342);
+  e[4] = __byte_perm(v.z, 0, 0x4140);
+  e[5] = __byte_perm(v.z, 0, 0x4342);
+  e[6] = __byte_perm(v.w, 0, 0x4140);
+  e[7] = __byte_perm(v.w, 0, 0x4342);
+}
+
+// acc + a.lo · b.byte0 + a.hi · b.byte1: 16-bit lanes of a unsigned; the taps in b unsigned, or
+// signed (PTX dp2a.lo.u32.s32: the CUDA intrinsics have both operands of one signedness).
+template <bool kSigned>
+__device__ __forceinline__ std::uint32_t dp2a_lo(std::uint32_t a, std::uint32_t b,
+                                                 std::uint32_t c) {
+  if (!kSigned) return __dp2a_lo(a, b, c);
+  std::uint32_t d;
+  asm("dp2a.lo.u32.s32 %0, %1, %2, %3;" : "=r"(d) : "r"(a), "r"(b), "r"(c));
+  return d;
+}
+
+// The pair (v[j], v[j + 1]) of the lane's columns, j ∈ [−R, 15 + R] (compile-time after unrolling):
+// e[NP + m] holds (v[2m], v[2m + 1]).
+template <int NP, int N>
+__device__ __forceinline__ std::uint32_t column_pair(const std::uint32_t (&e)[N], int j) {
+  if ((j & 1) == 0) return e[NP + j / 2];
+  const int lo = (j - 1) / 2;
+  return __byte_perm(e[NP + lo], e[NP + lo + 1], 0x5432);
+}
+
+template <int R, class Src, class Epi>
+__device__ __forceinline__ void fast_strip(const Src& src, const FastArgs& a, const Epi& epi, int x,
+                                           bool out_lane, int ys, int ye) {
+  constexpr int K = 2 * R + 1;
+  constexpr int PD = kFastPrefetch;
+  constexpr int P = K * PD;        // unrolled period: window and prefetch ring indices repeat
+  constexpr int NP = (R + 1) / 2;  // pairs each side from the neighbour lanes
+  const int n_out = ye - ys;
+  const int n_in = n_out + 2 * R;  // input rows ys − R .. ye − 1 + R
+  const int yin = ys - R;
+  auto fetch = [&](int y) { return src.chunk_in(src.row_near(y), x); };
+
+  std::uint32_t win[K][8];
+#pragma unroll
+  for (int n = 0; n < 2 * R; ++n) unpack_pairs(fetch(yin + n), win[n]);
+  uint4 raw[PD];
+#pragma unroll
+  for (int d = 0; d < PD; ++d) {
+    raw[d] = make_uint4(0, 0, 0, 0);
+    if (2 * R + d < n_in) raw[d] = fetch(yin + 2 * R + d);
+  }
+
+  for (int i = 0; i < n_out; i += P) {
+#pragma unroll
+    for (int j = 0; j < P; ++j) {
+      if (i + j < n_out) {
+        const int n = i + j + 2 * R;  // the input row this output row adds to the window
+        unpack_pairs(raw[j % PD], win[(j + 2 * R) % K]);
+        if (n + PD < n_in) raw[j % PD] = fetch(yin + n + PD);
+
+        // Vertical pass, two columns per 32-bit word.
+        std::uint32_t v[8];
+#pragma unroll
+        for (int c = 0; c < 8; ++c) {
+          std::uint32_t s = a.vinit;
+#pragma unroll
+          for (int k = 0; k < K; ++k) s += a.vtap[k] * win[(j + k) % K][c];
+          v[c] = s;
+        }
+
+        // Halo pairs from the neighbours; e[8 + 2·NP] = 0 stands for the pair after the last one
+        // (only its low half is ever multiplied, by a tap of 0).
+        std::uint32_t e[8 + 2 * NP + 1];
+#pragma unroll
+        for (int c = 0; c < 8; ++c) e[NP + c] = v[c];
+#pragma unroll
+        for (int q = 1; q <= NP; ++q) {
+          e[NP - q] = __shfl_up_sync(0xffffffffu, v[8 - q], 1);
+          e[NP + 7 + q] = __shfl_down_sync(0xffffffffu, v[q - 1], 1);
+        }
+        e[8 + 2 * NP] = 0;
+
+        // Horizontal pass: acc(p) = Σ_g dp2a((v[p−R+2g], v[p−R+2g+1]), (t[2g], t[2g+1])).
+        std::uint32_t acc[16];
+#pragma unroll
+        for (int p = 0; p < 16; ++p) {
+          std::uint32_t s = a.hinit;
+#pragma unroll
+          for (int g = 0; g <= R; ++g) {
+            s = dp2a_lo<Epi::kSignedTaps>(column_pair<NP>(e, p - R + 2 * g), a.htap[g], s);
+          }
+          acc[p] = s;
+        }
+
+        if (out_lane)
+          epi.store16(a.dst + static_cast<std::size_t>(ys + i + j) * a.dst_pitch, x, acc);
+      }
+    }
+  }
+}
+
+// Grid: x = fast_blocks + edge tiles (see FastArgs), y = ceil((y1 − y0) / rows_per_warp);
+// dynamic shared memory separable_smem_bytes(R, R) for the edge tiles.
+// Blocks per SM the registers must allow (a cap the compiler meets without spilling).
+template <int R>
+constexpr int fast_min_blocks() {
+  return R == 1 ? 8 : R == 2 ? 6 : R == 3 ? 5 : 4;  // 64, 80, 96, 128 registers: no spills
+}
+
+template <int R, class Src, class Epi>
+__global__ void __launch_bounds__(kFastThreads, fast_min_blocks<R>())
+    fast_separable_kernel(const Src src, const FastArgs a, const Epi epi) {
+  const int ys = a.y0 + static_cast<int>(blockIdx.y) * a.rows_per_warp;
+  const int ye = min(ys + a.rows_per_warp, a.y1);
+  if (static_cast<int>(blockIdx.x) < a.fast_blocks) {
+    const int lane = threadIdx.x & 31;
+    const int w = static_cast<int>((blockIdx.x * kFastThreads + threadIdx.x) >> 5);
+    if (w >= a.warps_fast) return;  // whole warps
+    const int X0 = min(16 + w * kFastWarpOut, a.x0_last);
+    const int x = X0 - 16 + 16 * lane;
+    fast_strip<R>(src, a, epi, x, lane >= 1 && lane <= 30, ys, ye);
+    return;
+  }
+  // Edge tiles: the separable engine.
+  extern __shared__ __align__(16) std::uint8_t smem[];
+  const bool left = static_cast<int>(blockIdx.x) == a.fast_blocks;
+  const int tx0 = left ? 0 : a.x0_last + kFastWarpOut;
+  const int x_end = left ? 16 : a.width;
+  const auto xtaps = [&](int b) { return a.xtap[b]; };
+  const auto ytaps = [&](int b) { return a.ytap[b]; };
+  const auto store = [&](int px, int py, int sum) {
+    epi.store1(a.dst + static_cast<std::size_t>(py) * a.dst_pitch, px, sum);
+  };
+  for (int ty0 = ys; ty0 < ye; ty0 += kSepTileH) {
+    if (ty0 != ys) __syncthreads();  // the previous tile's reads of smem are done
+    separable_tile(src, xtaps, 2 * R + 1, ytaps, 2 * R + 1, tx0, ty0, min(kSepTileH, ye - ty0),
+                   x_end, store, smem, threadIdx.x, kFastThreads);
+  }
+}
+
+// Rows per warp for a launch of `rows` output rows and `width` columns: the policy's rows for the
+// radius, fewer (down to rows_min) where the launch would otherwise not fill the device.
+inline int fast_rows_per_warp(int radius, int width, int rows, int sm_count,
+                              const FilterPolicy& p) {
+  const long long warps_per_row = (width + kFastWarpOut - 1) / kFastWarpOut;
+  const long long want = static_cast<long long>(sm_count) * p.fast_warps_per_sm;
+  long long r = static_cast<long long>(rows) * warps_per_row / (want > 0 ? want : 1);
+  const int best = p.fast_rows[radius - 1];
+  if (r > best) r = best;
+  if (r < p.fast_rows_min) r = p.fast_rows_min;
+  return static_cast<int>(r);
+}
+
+// The separable engine's store for the fast kernel's epilogues (views the fast kernel does not
+// take).
+template <class Epi>
+struct EpilogueStore {
+  std::uint8_t* dst;
+  std::size_t pitch;
+  Epi epi;
+  __device__ void operator()(int x, int y, int sum) const {
+    epi.store1(dst + static_cast<std::size_t>(y) * pitch, x, sum);
+  }
+};
+
+// Whether the fast kernel takes a launch: a 16-byte aligned output, an input read with 16-byte
+// loads or texels, at least one strip wide (512) and 16 rows high (rows outside are then near
+// ones).
+template <class Src>
+bool fast_kernel_fits(const Src& src, int width, int height, const ImageView& dst) {
+  return src.fast_ok() && aligned16(dst) && width >= 512 && height >= 16;
+}
+
+// Filters rows [y0, y1) of dst with kx[0 .. ksize) along x and ky[0 .. ksize) along y (3 ≤ ksize ≤
+// 2·kFastMaxRadius + 1, odd; integers) through epi, gaussian's rounding 2^15 folded in when
+// `round_q16`: the fast kernel where it fits, else the separable tile engine (same sums, same
+// epilogue). Needs every vertical sum in [0, 2^16) after the bias 255·Σ(negative ky), and
+// horizontal taps that fit bytes (unsigned ≤ 255, or signed with Epi::kSignedTaps).
+template <class Src, class Epi>
+cudaError_t launch_fast_separable(const Src& src, const int* kx, const int* ky, int ksize,
+                                  int width, int height, int y0, int y1, const ImageView& dst,
+                                  const Epi& epi, bool round_q16, cudaStream_t stream,
+                                  int rows_per_warp = 0) {
+  if (ksize < 3 || ksize % 2 == 0 || ksize / 2 > kFastMaxRadius) return cudaErrorInvalidValue;
+  if (!fast_kernel_fits(src, width, height, dst)) {
+    return launch_separable_tile(src, kx, ksize, ky, ksize, width, y0, y1,
+                                 EpilogueStore<Epi>{dst.data, dst.pitch, epi}, stream);
+  }
+  FastArgs a{};
+  int bias = 0, sum_kx = 0;
+  for (int k = 0; k < ksize; ++k) {
+    a.vtap[k] = static_cast<std::uint32_t>(ky[k]);
+    a.xtap[k] = kx[k];
+    a.ytap[k] = ky[k];
+    if (ky[k] < 0) bias -= 255 * ky[k];
+    sum_kx += kx[k];
+  }
+  for (int g = 0; 2 * g < ksize; ++g) {
+    const int hi = 2 * g + 1 < ksize ? kx[2 * g + 1] : 0;
+    a.htap[g] = (static_cast<std::uint32_t>(kx[2 * g]) & 0xffu) |
+                ((static_cast<std::uint32_t>(hi) & 0xffu) << 8);
+  }
+  const int lane_init = bias + (round_q16 ? 128 : 0);
+  a.vinit = static_cast<std::uint32_t>(lane_init) * 0x00010001u;
+  a.hinit = static_cast<std::uint32_t>(-bias * sum_kx);
+  a.ksize = ksize;
+  a.width = width;
+  a.y0 = y0;
+  a.y1 = y1;
+  // Strips at 16 + 480·w while they fit; the rest of the row either goes to the right edge tile (≤
+  // 64 columns) or gets one more strip moved left onto a 16-byte boundary (x0_last), which leaves ≤
+  // 31 columns for the tile.
+  a.warps_fast = (width - 512) / kFastWarpOut + 1;
+  a.x0_last = 16 + (a.warps_fast - 1) * kFastWarpOut;
+  if (width - (a.x0_last + kFastWarpOut) > kSepTileW) {
+    a.x0_last = ((width - 496) / 16) * 16;
+    ++a.warps_fast;
+  }
+  a.fast_blocks = static_cast<int>(div_up(a.warps_fast, kFastThreads / 32));
+  a.dst = dst.data;
+  a.dst_pitch = dst.pitch;
+  const FilterPolicy& pol = current_filter_policy();
+  a.rows_per_warp = rows_per_warp > 0 ? rows_per_warp
+                                      : fast_rows_per_warp(ksize / 2, width, y1 - y0,
+                                                           device_info().sm_count, pol);
+  const dim3 grid(static_cast<unsigned>(a.fast_blocks + 2), div_up(y1 - y0, a.rows_per_warp));
+  const int r = ksize / 2;
+  const std::size_t smem = separable_smem_bytes(r, r);
+  switch (r) {
+    case 1:
+      fast_separable_kernel<1><<<grid, kFastThreads, smem, stream>>>(src, a, epi);
+      break;
+    case 2:
+      fast_separable_kernel<2><<<grid, kFastThreads, smem, stream>>>(src, a, epi);
+      break;
+    case 3:
+      fast_separable_kernel<3><<<grid, kFastThreads, smem, stream>>>(src, a, epi);
+      break;
+    case 4:
+      fast_separable_kernel<4><<<grid, kFastThreads, smem, stream>>>(src, a, epi);
+      break;
+    default:
+      return cudaErrorInvalidValue;
+  }
+  return cudaPeekAtLastError();
+}
+
+}  // namespace jetpipe::dev

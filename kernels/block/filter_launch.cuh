@@ -1,0 +1,86 @@
+// SPDX-License-Identifier: MIT
+// Host-side glue shared by the filter launchers (kernels/{gaussian,box,sobel,convolve,harris}.cu):
+// argument checks, the device's policy, and the choice between the two sources.
+//
+//   if (cudaError_t e = dev::check_filter_views(src.view, dst, kGray8, y0, y1)) return e;
+//   bool tex = false;
+//   if (cudaError_t e = dev::resolve_path(src, p.border, path, policy.gaussian, &tex)) return e;
+//   return dev::with_source(src, p.border, tex, [&](const auto& s) { return launch_it(s, ...); });
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+#include "kernels/block/filter_source.cuh"
+#include "kernels/texture.h"
+#include "kernels/tuning_filters.h"
+#include "pipeline/core/image.h"
+
+namespace jetpipe::dev {
+
+// The current device's figures the launchers need (cached per device; texture.cu).
+struct DeviceInfo {
+  int sm_count = 1;
+  int cc_major = 9, cc_minor = 0;
+};
+const DeviceInfo& device_info();
+
+inline const FilterPolicy& current_filter_policy() {
+  const DeviceInfo& d = device_info();
+  return filter_policy(d.cc_major, d.cc_minor);
+}
+
+inline bool aligned16(const ImageView& v) {
+  return (reinterpret_cast<std::uintptr_t>(v.data) & 15u) == 0 && (v.pitch & 15u) == 0;
+}
+inline bool aligned_to(const ImageView& v, unsigned a) {
+  return (reinterpret_cast<std::uintptr_t>(v.data) % a) == 0 && (v.pitch % a) == 0;
+}
+
+// src GRAY8, dst of `out` format and src's size, 0 ≤ y0 ≤ y1 ≤ height.
+inline cudaError_t check_filter_views(const ImageView& src, const ImageView& dst, PixelFormat out,
+                                      int y0, int y1) {
+  if (src.empty() || dst.empty() || src.format != PixelFormat::kGray8 || dst.format != out ||
+      src.width != dst.width || src.height != dst.height || y0 < 0 || y0 > y1 || y1 > src.height ||
+      src.pitch < src.row_bytes() || dst.pitch < dst.row_bytes()) {
+    return cudaErrorInvalidValue;
+  }
+  return cudaSuccess;
+}
+
+// Decides whether to read through the texture. kAuto takes the policy's choice; kTexture without a
+// valid texture reads through kTiled. A texture made for another view or border is an error.
+inline cudaError_t resolve_path(const FilterSource& src, const Border& border, FilterPath asked,
+                                FilterPath policy, bool* use_texture) {
+  *use_texture = false;
+  if (src.texture != nullptr && src.texture->valid() && !src.texture->serves(src.view, border)) {
+    return cudaErrorInvalidValue;
+  }
+  const FilterPath p = asked == FilterPath::kAuto ? policy : asked;
+  *use_texture = p == FilterPath::kTexture && src.texture != nullptr && src.texture->valid();
+  return cudaSuccess;
+}
+
+inline GlobalSrc make_global_src(const ImageView& v, const Border& border) {
+  GlobalSrc s;
+  s.data = v.data;
+  s.pitch = v.pitch;
+  s.width = v.width;
+  s.height = v.height;
+  s.mode = border.mode;
+  s.fill4 = border_fill_u8(border) * 0x01010101u;
+  s.vec = aligned16(v);
+  return s;
+}
+
+// Calls f(GlobalSrc) or f(TexSrc) and returns what it returns.
+template <class F>
+cudaError_t with_source(const FilterSource& src, const Border& border, bool use_texture, F&& f) {
+  if (use_texture) return f(TexSrc{src.texture->ref()});
+  return f(make_global_src(src.view, border));
+}
+
+inline unsigned div_up(long long a, long long b) { return static_cast<unsigned>((a + b - 1) / b); }
+
+}  // namespace jetpipe::dev

@@ -1,0 +1,242 @@
+// SPDX-License-Identifier: MIT
+// Device-side readers of a GRAY8 filter input extended by its border, the two paths of a filter.
+//   GlobalSrc  16-byte global loads (byte loads when the view is not 16-byte aligned),
+//              border_remap in software outside the image;
+//   TexSrc     tex2D fetches: 16-byte texels inside the image, 8-bit texels with the texture
+//              unit's addressing outside it (or border_remap first, for the modes it lacks).
+// Both have one interface, so kernels are templates over the source:
+//   typename Src::Row r = src.row(y);           // once per row (warp-uniform): y may lie outside
+//   uint4 c = src.template chunk<kEdge>(r, x);  // pixels x .. x+15 (x a multiple of 16); kEdge
+//                                               // false promises 0 ≤ x ≤ width − 16 (no border
+//                                               // columns; TexSrc then has its 16-byte texels)
+//   uint8_t v = src.pixel(r, x);                // one pixel, any x
+// the fast kernel's row_near() / chunk_in() (filter_fast.cuh: no border columns, no division, no
+// unaligned loads; usable when fast_ok()), and load_tile(), which fills a shared-memory tile:
+//
+//   __shared__ __align__(16) std::uint8_t tile[kRows * kCols];   // kCols a multiple of 16
+//   dev::load_tile(src, tile, kCols, x0, y0, kRows, threadIdx.x, blockDim.x);  // x0 % 16 == 0
+//   __syncthreads();
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "kernels/texture.h"
+#include "pipeline/core/border.h"
+
+namespace jetpipe::dev {
+
+__device__ __forceinline__ uint4 splat16(std::uint32_t fill4) {
+  return make_uint4(fill4, fill4, fill4, fill4);
+}
+
+// Four bytes (each in the low 8 bits of its argument) into one word, b0 lowest.
+__device__ __forceinline__ std::uint32_t pack4(std::uint32_t b0, std::uint32_t b1, std::uint32_t b2,
+                                               std::uint32_t b3) {
+  return __byte_perm(__byte_perm(b0, b1, 0x0040), __byte_perm(b2, b3, 0x0040), 0x5410);
+}
+
+// Chunks that straddle or lie outside the image's columns, pixel by pixel (tile loaders at the
+// image's edges).
+__device__ __forceinline__ uint4 global_edge_chunk(const std::uint8_t* r, int width,
+                                                   BorderMode mode, std::uint32_t fill4, int x) {
+  std::uint32_t w[4];
+#pragma unroll
+  for (int q = 0; q < 4; ++q) {
+    std::uint32_t b[4];
+#pragma unroll
+    for (int i = 0; i < 4; ++i) {
+      const int sx = border_remap(x + 4 * q + i, width, mode);
+      b[i] = sx < 0 ? (fill4 & 0xffu) : r[sx];
+    }
+    w[q] = pack4(b[0], b[1], b[2], b[3]);
+  }
+  return make_uint4(w[0], w[1], w[2], w[3]);
+}
+
+__device__ __forceinline__ uint4 texture_edge_chunk(cudaTextureObject_t pixels, int width,
+                                                    float inv_width, BorderMode mode,
+                                                    std::uint32_t fill, bool normalized, bool remap,
+                                                    float v, int x) {
+  // Four fetches in flight at a time (a loop, not unrolled): sixteen would cost registers that the
+  // whole kernel then has to reserve.
+  uint4 c = make_uint4(0, 0, 0, 0);
+#pragma unroll 1
+  for (int q = 0; q < 4; ++q) {
+    std::uint32_t b[4];
+#pragma unroll
+    for (int i = 0; i < 4; ++i) {
+      int sx = x + 4 * q + i;
+      float u;
+      if (remap) {
+        sx = border_remap(sx, width, mode);
+        u = static_cast<float>(sx) + 0.5f;
+      } else {
+        u = static_cast<float>(sx) + 0.5f;
+        if (normalized) u *= inv_width;
+      }
+      b[i] = tex2D<unsigned char>(pixels, u, v);
+      if (remap && sx < 0) b[i] = fill;
+    }
+    const std::uint32_t w = pack4(b[0], b[1], b[2], b[3]);
+    if (q == 0) c.x = w;
+    if (q == 1) c.y = w;
+    if (q == 2) c.z = w;
+    if (q == 3) c.w = w;
+  }
+  return c;
+}
+
+// border_remap for a coordinate a few pixels outside an image of len ≥ 2 (−len < p < 2·len − 1),
+// without division: the fast kernel's rows (len ≥ 16, at most 4 rows out).
+__device__ __forceinline__ int near_remap(int p, int len, BorderMode mode) {
+  if (static_cast<unsigned>(p) < static_cast<unsigned>(len)) return p;
+  const bool low = p < 0;
+  switch (mode) {
+    case BorderMode::kReplicate:
+      return low ? 0 : len - 1;
+    case BorderMode::kReflect:
+      return low ? -1 - p : 2 * len - 1 - p;
+    case BorderMode::kReflect101:
+      return low ? -p : 2 * len - 2 - p;
+    case BorderMode::kWrap:
+      return low ? p + len : p - len;
+    default:
+      return -1;
+  }
+}
+
+// Global memory, border remapped in software.
+struct GlobalSrc {
+  const std::uint8_t* data;
+  std::size_t pitch;
+  int width, height;
+  BorderMode mode;
+  std::uint32_t fill4;  // the constant border value in each byte
+  bool vec;             // data and pitch are 16-byte aligned: 16-byte loads
+
+  using Row = const std::uint8_t*;  // nullptr: a row of the constant border
+
+  __device__ __forceinline__ Row row(int y) const {
+    if (static_cast<unsigned>(y) >= static_cast<unsigned>(height)) {
+      y = border_remap(y, height, mode);
+      if (y < 0) return nullptr;
+    }
+    return data + static_cast<std::size_t>(y) * pitch;
+  }
+
+  // The fast kernel's reads: row() for y at most a few rows outside an image ≥ 16 rows high, and
+  // 16 pixels inside the image with 16-byte loads (fast_ok(): the view is 16-byte aligned).
+  __device__ __forceinline__ Row row_near(int y) const {
+    y = near_remap(y, height, mode);
+    return y < 0 ? nullptr : data + static_cast<std::size_t>(y) * pitch;
+  }
+  __device__ __forceinline__ uint4 chunk_in(Row r, int x) const {
+    if (r == nullptr) return splat16(fill4);
+    return __ldg(reinterpret_cast<const uint4*>(r + x));
+  }
+  __host__ __device__ bool fast_ok() const { return vec; }
+
+  __device__ __forceinline__ std::uint8_t pixel(Row r, int x) const {
+    if (r == nullptr) return static_cast<std::uint8_t>(fill4);
+    if (static_cast<unsigned>(x) >= static_cast<unsigned>(width)) {
+      x = border_remap(x, width, mode);
+      if (x < 0) return static_cast<std::uint8_t>(fill4);
+    }
+    return r[x];
+  }
+
+  template <bool kEdge>
+  __device__ __forceinline__ uint4 chunk(Row r, int x) const {
+    if (r == nullptr) return splat16(fill4);
+    if (!kEdge || (x >= 0 && x <= width - 16)) {
+      if (vec) return __ldg(reinterpret_cast<const uint4*>(r + x));
+      const std::uint8_t* p = r + x;
+      return make_uint4(pack4(__ldg(p + 0), __ldg(p + 1), __ldg(p + 2), __ldg(p + 3)),
+                        pack4(__ldg(p + 4), __ldg(p + 5), __ldg(p + 6), __ldg(p + 7)),
+                        pack4(__ldg(p + 8), __ldg(p + 9), __ldg(p + 10), __ldg(p + 11)),
+                        pack4(__ldg(p + 12), __ldg(p + 13), __ldg(p + 14), __ldg(p + 15)));
+    }
+    return global_edge_chunk(r, width, mode, fill4, x);
+  }
+};
+
+// Texture fetches. Hardware modes: raw coordinates (normalized for mirror and wrap); remap modes:
+// border_remap first, then an in-range fetch of a clamp-mode texture.
+struct TexSrc {
+  TextureRef t;
+
+  struct Row {
+    float v;    // the texture's y coordinate
+    bool fill;  // a row of the constant border (remap modes only)
+  };
+
+  __device__ __forceinline__ Row row(int y) const {
+    if (t.remap) {
+      if (static_cast<unsigned>(y) >= static_cast<unsigned>(t.height)) {
+        y = border_remap(y, t.height, t.mode);
+        if (y < 0) return {0.f, true};
+      }
+      return {static_cast<float>(y) + 0.5f, false};
+    }
+    const float v = static_cast<float>(y) + 0.5f;
+    return {t.normalized ? v * t.inv_height : v, false};
+  }
+
+  // As GlobalSrc's: rows a few outside an image ≥ 16 high, 16 pixels inside (16-byte texels).
+  __device__ __forceinline__ Row row_near(int y) const {
+    if (t.remap) {
+      y = near_remap(y, t.height, t.mode);
+      return y < 0 ? Row{0.f, true} : Row{static_cast<float>(y) + 0.5f, false};
+    }
+    const float v = static_cast<float>(y) + 0.5f;
+    return {t.normalized ? v * t.inv_height : v, false};
+  }
+  __device__ __forceinline__ uint4 chunk_in(Row r, int x) const {
+    if (r.fill) return splat16(t.fill * 0x01010101u);
+    const float u = static_cast<float>(x >> 4) + 0.5f;
+    return tex2D<uint4>(t.chunks, t.normalized ? u * t.inv_chunks : u, r.v);
+  }
+  __host__ __device__ bool fast_ok() const { return t.chunks != 0; }
+
+  __device__ __forceinline__ std::uint8_t pixel(Row r, int x) const {
+    if (r.fill) return t.fill;
+    if (t.remap) {
+      if (static_cast<unsigned>(x) >= static_cast<unsigned>(t.width)) {
+        x = border_remap(x, t.width, t.mode);
+        if (x < 0) return t.fill;
+      }
+      return tex2D<unsigned char>(t.pixels, static_cast<float>(x) + 0.5f, r.v);
+    }
+    const float u = static_cast<float>(x) + 0.5f;
+    return tex2D<unsigned char>(t.pixels, t.normalized ? u * t.inv_width : u, r.v);
+  }
+
+  template <bool kEdge>
+  __device__ __forceinline__ uint4 chunk(Row r, int x) const {
+    if (r.fill) return splat16(t.fill * 0x01010101u);
+    if (!kEdge || (t.chunks != 0 && x >= 0 && x <= t.width - 16)) {
+      const float u = static_cast<float>(x >> 4) + 0.5f;
+      return tex2D<uint4>(t.chunks, t.normalized ? u * t.inv_chunks : u, r.v);
+    }
+    return texture_edge_chunk(t.pixels, t.width, t.inv_width, t.mode, t.fill, t.normalized, t.remap,
+                              r.v, x);
+  }
+};
+
+// Fills tile[r · stride + c] (r < rows, c < stride; stride a multiple of 16) with the extended
+// image's pixel (x0 + c, y0 + r), x0 a multiple of 16, one 16-byte chunk per thread at a time.
+template <class Src>
+__device__ __forceinline__ void load_tile(const Src& src, std::uint8_t* tile, int stride, int x0,
+                                          int y0, int rows, int tid, int nthreads) {
+  const int per_row = stride >> 4;
+  const int total = rows * per_row;
+#pragma unroll 1
+  for (int i = tid; i < total; i += nthreads) {
+    const int r = i / per_row, c = i - r * per_row;
+    const uint4 v = src.template chunk<true>(src.row(y0 + r), x0 + 16 * c);
+    *reinterpret_cast<uint4*>(tile + r * stride + 16 * c) = v;
+  }
+}
+
+}  // namespace jetpipe::dev

@@ -1,0 +1,75 @@
+// SPDX-License-Identifier: MIT
+// CUDA twin of box: exact integer window sums, then the rounded mean or the saturated sum. Kernel
+// bodies in kernels/block/filter_fast.cuh (ksize ≤ 9) and filter_separable.cuh.
+#include <cuda_runtime.h>
+
+#include "kernels/block/filter_fast.cuh"
+#include "kernels/block/filter_launch.cuh"
+#include "kernels/block/filter_separable.cuh"
+#include "kernels/box.h"
+
+namespace jetpipe {
+
+namespace {
+
+// ksize > 9 (separable engine): round(sum / area) with a float estimate corrected by one step each
+// way (exact: 2s + area < 2^22 for ksize ≤ 65, so the estimate is within one of the quotient).
+struct BoxStore {
+  std::uint8_t* dst;
+  std::size_t pitch;
+  bool normalize;
+  int area, area2;
+  float inv_area2;
+  __device__ void operator()(int x, int y, int sum) const {
+    int v = sum > 255 ? 255 : sum;
+    if (normalize) {
+      const int n = 2 * sum + area;
+      v = static_cast<int>(__int2float_rn(n) * inv_area2);
+      const int r = n - v * area2;
+      if (r < 0) {
+        --v;
+      } else if (r >= area2) {
+        ++v;
+      }
+    }
+    dst[static_cast<std::size_t>(y) * pitch + x] = static_cast<std::uint8_t>(v);
+  }
+};
+
+}  // namespace
+
+cudaError_t launch_box(const BoxParams& p, const FilterSource& src, const ImageView& dst, int y0,
+                       int y1, cudaStream_t stream, FilterPath path) {
+  if (cudaError_t e = dev::check_filter_views(src.view, dst, PixelFormat::kGray8, y0, y1)) return e;
+  if (p.ksize < 1 || p.ksize % 2 == 0 || p.ksize > 2 * kSepMaxRadius + 1) {
+    return cudaErrorInvalidValue;
+  }
+  bool tex = false;
+  const FilterPolicy& pol = dev::current_filter_policy();
+  if (cudaError_t e = dev::resolve_path(src, p.border, path, pol.box, &tex)) return e;
+  if (y0 == y1) return cudaSuccess;
+  if (p.ksize == 1) {  // the sum (and mean) of one pixel is the pixel
+    return cudaMemcpy2DAsync(dst.row<std::uint8_t>(y0), dst.pitch, src.view.row<std::uint8_t>(y0),
+                             src.view.pitch, src.view.row_bytes(),
+                             static_cast<std::size_t>(y1 - y0), cudaMemcpyDefault, stream);
+  }
+  int ones[2 * kSepMaxRadius + 1];
+  for (int& t : ones) t = 1;
+  const int area = p.ksize * p.ksize;
+  const int w = src.view.width;
+  return dev::with_source(src, p.border, tex, [&](const auto& s) {
+    if (p.ksize / 2 <= kFastMaxRadius) {
+      dev::BoxEpilogue epi;
+      epi.normalize = p.normalize;
+      epi.area = static_cast<std::uint32_t>(area);
+      epi.magic = dev::box_magic(2u * epi.area);
+      return dev::launch_fast_separable(s, ones, ones, p.ksize, w, src.view.height, y0, y1, dst,
+                                        epi, false, stream);
+    }
+    const BoxStore store{dst.data, dst.pitch, p.normalize,
+                         area,     2 * area,  1.0f / static_cast<float>(2 * area)};
+    return dev::launch_separable_tile(s, ones, p.ksize, ones, p.ksize, w, y0, y1, store, stream);
+  });
+}
+
+}  // namespace jetpipe

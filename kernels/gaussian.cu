@@ -1,0 +1,75 @@
+// SPDX-License-Identifier: MIT
+// CUDA twin of gaussian (OpenCV's bit-exact 8-bit GaussianBlur): Q8 taps, exact integer passes, one
+// rounding. Kernel bodies in kernels/block/filter_fast.cuh (ksize ≤ 9) and filter_separable.cuh.
+#include <cuda_runtime.h>
+
+#include <vector>
+
+#include "kernels/block/filter_fast.cuh"
+#include "kernels/block/filter_launch.cuh"
+#include "kernels/block/filter_separable.cuh"
+#include "kernels/gaussian.h"
+
+namespace jetpipe {
+
+namespace {
+
+// The separable engine's store: (Σ + 2^15) >> 16 (the sum is non-negative and < 2^24).
+struct GaussStore {
+  std::uint8_t* dst;
+  std::size_t pitch;
+  __device__ void operator()(int x, int y, int sum) const {
+    dst[static_cast<std::size_t>(y) * pitch + x] =
+        static_cast<std::uint8_t>((sum + (1 << 15)) >> 16);
+  }
+};
+
+// gaussian_taps_q8 for the params, remembered per thread for the last params asked (the taps cost
+// exp() calls and a vector; launchers run per frame with the same params).
+const std::vector<int>& q8_taps(const GaussianParams& p) {
+  struct Cache {
+    int ksize = -1;
+    double sigma = 0;
+    std::vector<int> taps;
+  };
+  thread_local Cache cache;
+  const double sigma = p.sigma_from_ksize ? 0.0 : p.sigma;
+  if (cache.ksize != p.ksize || cache.sigma != sigma) {
+    cache.taps = gaussian_taps_q8(p.ksize, sigma);
+    cache.ksize = p.ksize;
+    cache.sigma = sigma;
+  }
+  return cache.taps;
+}
+
+}  // namespace
+
+cudaError_t launch_gaussian(const GaussianParams& p, const FilterSource& src, const ImageView& dst,
+                            int y0, int y1, cudaStream_t stream, FilterPath path) {
+  if (cudaError_t e = dev::check_filter_views(src.view, dst, PixelFormat::kGray8, y0, y1)) return e;
+  if (p.ksize < 1 || p.ksize % 2 == 0 || p.ksize > 2 * kSepMaxRadius + 1) {
+    return cudaErrorInvalidValue;
+  }
+  bool tex = false;
+  const FilterPolicy& pol = dev::current_filter_policy();
+  if (cudaError_t e = dev::resolve_path(src, p.border, path, pol.gaussian, &tex)) return e;
+  if (y0 == y1) return cudaSuccess;
+  const std::vector<int>& taps = q8_taps(p);
+  const int r = p.ksize / 2;
+  if (taps[r] == 256) {  // all other taps 0 (they are ≥ 0 and sum to 256): the identity
+    return cudaMemcpy2DAsync(dst.row<std::uint8_t>(y0), dst.pitch, src.view.row<std::uint8_t>(y0),
+                             src.view.pitch, src.view.row_bytes(),
+                             static_cast<std::size_t>(y1 - y0), cudaMemcpyDefault, stream);
+  }
+  const int w = src.view.width;
+  return dev::with_source(src, p.border, tex, [&](const auto& s) {
+    if (r <= kFastMaxRadius) {
+      return dev::launch_fast_separable(s, taps.data(), taps.data(), p.ksize, w, src.view.height,
+                                        y0, y1, dst, dev::GaussQ16Epilogue{}, true, stream);
+    }
+    return dev::launch_separable_tile(s, taps.data(), p.ksize, taps.data(), p.ksize, w, y0, y1,
+                                      GaussStore{dst.data, dst.pitch}, stream);
+  });
+}
+
+}  // namespace jetpipe

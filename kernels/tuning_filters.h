@@ -1,0 +1,81 @@
+// SPDX-License-Identifier: MIT
+// Launch policies of the neighbourhood filters (gaussian, box, sobel, convolve, harris), apart from
+// the algorithms. One constexpr policy per target: Jetson Orin (sm_87, 16 SMs, LPDDR5 ~200 GB/s,
+// zero-copy frames) and discrete Hopper (sm_90, 132 SMs, HBM3/3e 3-4.8 TB/s). The launchers pick by
+// the device's compute capability (filter_policy()); anything else gets the discrete policy.
+// Compile-time shapes (template arguments, register arrays) are shared by both targets.
+#pragma once
+
+#if JETPIPE_HAVE_CUDA
+#include "kernels/texture.h"
+
+namespace jetpipe {
+
+// ---- Compile-time shapes -------------------------------------------------------------------------
+// Fast separable kernel (gaussian and box up to 9 taps, sobel): a warp owns a strip of 32 lanes ×
+// 16 columns (lanes 0 and 31 only load halo) and slides down rows_per_warp output rows, keeping the
+// last ksize input rows in registers.
+constexpr int kFastThreads = 128;  // 4 warps per block (warps are independent)
+// Input rows each lane has in flight ahead of the one it uses. H100, 16384² 5×5, 8 rows per warp:
+// 1 → 218 µs, 2 → 228 µs, 3 → 257 µs (the unrolled loop is (2R + 1) · this rows long: longer code
+// stalls on instruction fetch more than the extra loads in flight gain).
+constexpr int kFastPrefetch = 1;
+constexpr int kFastMaxRadius = 4;  // ksize ≤ 9; larger kernels use the separable tile engine
+// Separable tile engine (gaussian and box above 9 taps; the fast kernel's edge columns and the
+// views it does not take): output tile, threads per block.
+constexpr int kSepTileW = 64, kSepTileH = 16, kSepThreads = 256;
+constexpr int kSepMaxRadius = 32;  // ksize ≤ 65 (shared memory: 30 KB at the largest)
+// convolve: output tile (each thread 4 pixels of a row).
+constexpr int kConvTileW = 64, kConvTileH = 16, kConvThreads = 256;
+// harris: output tile; block_size ≤ 31 (shared memory ≤ 41 KB).
+constexpr int kHarrisTileW = 32, kHarrisTileH = 16, kHarrisThreads = 256;
+constexpr int kHarrisMaxBlock = 31;
+
+// ---- Per-target policy -------------------------------------------------------------------------
+struct FilterPolicy {
+  // What FilterPath::kAuto reads through, per filter (kTexture only applies when the source carries
+  // a valid texture; otherwise kTiled).
+  FilterPath gaussian, box, sobel, convolve, harris;
+  // Fast separable kernel: output rows per warp for radius 1..4 on large images (short strips keep
+  // many warps in flight and the tail short; each strip re-reads 2R halo rows, from L2), lowered to
+  // fast_rows_min where a launch would otherwise have fewer than fast_warps_per_sm warps per SM.
+  int fast_rows[kFastMaxRadius];
+  int fast_rows_min, fast_warps_per_sm;
+};
+
+// Jetson Orin (sm_87): not measured yet; the sm_90 values.
+inline constexpr FilterPolicy kFilterPolicyOrin{
+    /*gaussian=*/FilterPath::kTiled,
+    /*box=*/FilterPath::kTiled,
+    /*sobel=*/FilterPath::kTiled,
+    /*convolve=*/FilterPath::kTiled,
+    /*harris=*/FilterPath::kTiled,
+    /*fast_rows=*/{6, 8, 12, 16},
+    /*fast_rows_min=*/4,
+    /*fast_warps_per_sm=*/24,
+};
+
+// Discrete Hopper (sm_90). Times: H100 SXM 80 GB (D2D copy 2.97 TB/s read + write), CUDA 13.0,
+// 16384² GRAY8, replicate border, tiled / texture (jetpipe-bench --area filters; NPP beside:
+// gaussian 5×5 2017 µs, box 5×5 445 µs, sobel 3×3 421 µs).
+inline constexpr FilterPolicy kFilterPolicyDiscrete{
+    // gaussian 5×5: tiled 222.7 µs (81% of copy), texture 229.6 µs; 3×3: 195 / 217; 7×7: 250 / 256;
+    // 9×9: 320 / 304 (the texture path wins only there).
+    /*gaussian=*/FilterPath::kTiled,
+    /*box=*/FilterPath::kTiled,    // 5×5: 239.7 / 243.4 µs
+    /*sobel=*/FilterPath::kTiled,  // 3×3 dx → S16: 292.3 / 306.9 µs (92% of copy at 3 B/pixel)
+    /*convolve=*/FilterPath::kTiled,  // 5×5: 1061 / 1052 µs
+    /*harris=*/FilterPath::kTexture,  // 3 / 3: 6296 / 6022 µs (1080p: 67.7 / 62.0)
+    // rows per warp, 16384² (µs): 3×3: 4 → 195, 6 → 196, 8 → 202, 16 → 216; 5×5: 6 → 222,
+    // 8 → 224, 12 → 233, 32 → 251; 7×7: 8 → 261, 12 → 251, 16 → 258; 9×9: 12 → 320, 16 → 320.
+    /*fast_rows=*/{6, 8, 12, 16},
+    /*fast_rows_min=*/4,
+    /*fast_warps_per_sm=*/24,  // the resident warps at 6 blocks of 4 warps (80 registers, 5×5)
+};
+
+inline const FilterPolicy& filter_policy(int cc_major, int cc_minor) {
+  return (cc_major == 8 && cc_minor == 7) ? kFilterPolicyOrin : kFilterPolicyDiscrete;
+}
+
+}  // namespace jetpipe
+#endif  // JETPIPE_HAVE_CUDA

@@ -1,0 +1,686 @@
+// SPDX-License-Identifier: MIT
+// The CUDA twins of the neighbourhood filters (gaussian, box, sobel, convolve, harris) and the
+// texture wrapper, against the CPU twins.
+//
+// GpuTexture: for every border mode, the pixels each path reads outside the image (a few pixels and
+// several image sizes away, left, right, up and down; widths and heights 1, 2, 3, 4097, 16383,
+// 16384) equal border_remap's: the texture unit's clamp / border / mirror / wrap (normalized
+// coordinates at 16384 included) and the in-kernel remap of reflect101 and constant ≠ 0, through
+// the same device code as the filters (launch_border_probe).
+//
+// Gpu<Filter>: fresh random images (seed printed; JETPIPE_SEED replays), sizes 1×1, 1×N, N×1,
+// 3×129, 129×3, 113×113, 540×33 and 700×67 (the fast kernel's strips and edge tiles) and 1920×1080
+// (fewer combinations), every border mode (constant with 0 and with 77.3), the filter's sizes; each
+// case in three input layouts (cudaMallocPitch, rows padded by 13 bytes, an ROI at x offset 1..3 of
+// a padded image) through BOTH paths (FilterPath::kTexture, which falls back to kTiled where the
+// view does not qualify for a texture, and kTiled), into a poisoned output inside a larger poisoned
+// image (nothing outside the view may change), as one launch and as three uneven row strips. GRAY8
+// and S16 outputs equal the CPU twin bit for bit; harris is within 1e-4 of the largest |response|
+// (the kernel repeats the twin's operations in order, so it is expected to be exact; the tolerance
+// is the contract). GpuFilterPhoto: the same on a real frame
+// (tests/regression/frames/vtest_0000.ppm).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <functional>
+#include <iterator>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "kernels/box.h"
+#include "kernels/convolve.h"
+#include "kernels/gaussian.h"
+#include "kernels/harris.h"
+#include "kernels/ref_util.h"
+#include "kernels/sobel.h"
+#include "kernels/to_gray.h"
+#include "pipeline/io/image_io.h"
+#include "tests/gpu_test_util.h"
+#include "tests/test_util.h"
+
+#if JETPIPE_HAVE_CUDA
+#include "kernels/texture.h"
+#endif
+
+namespace jetpipe {
+namespace {
+
+using test::fresh_seed;
+using test::random_image;
+
+struct NamedBorder {
+  const char* name;
+  Border border;
+};
+const NamedBorder kBorders[] = {
+    {"constant0", {BorderMode::kConstant, 0}},    {"constant77", {BorderMode::kConstant, 77.3}},
+    {"replicate", {BorderMode::kReplicate, 0}},   {"reflect", {BorderMode::kReflect, 0}},
+    {"reflect101", {BorderMode::kReflect101, 0}}, {"wrap", {BorderMode::kWrap, 0}},
+};
+constexpr int kBorderCount = sizeof(kBorders) / sizeof(kBorders[0]);
+
+struct Size2 {
+  int w, h;
+};
+const Size2 kSizes[] = {{1, 1},   {1, 37},    {37, 1},   {3, 129},
+                        {129, 3}, {113, 113}, {540, 33}, {700, 67}};
+const Size2 kBig = {1920, 1080};
+
+struct Case {
+  Size2 size;
+  int border;
+  int variant;
+};
+
+std::vector<Case> make_cases(int variants, const std::vector<int>& big_variants) {
+  std::vector<Case> cases;
+  for (const Size2& s : kSizes) {
+    for (int b = 0; b < kBorderCount; ++b) {
+      for (int v = 0; v < variants; ++v) cases.push_back({s, b, v});
+    }
+  }
+  for (int b : {1, 4, 5}) {  // constant77, reflect101, wrap
+    for (int v : big_variants) cases.push_back({kBig, b, v});
+  }
+  return cases;
+}
+
+std::string case_name(const ::testing::TestParamInfo<Case>& info) {
+  const Case& c = info.param;
+  return std::to_string(c.size.w) + "x" + std::to_string(c.size.h) + "_" + kBorders[c.border].name +
+         "_v" + std::to_string(c.variant);
+}
+
+void PrintTo(const Case& c, std::ostream* os) {
+  *os << c.size.w << "x" << c.size.h << " " << kBorders[c.border].name << " variant " << c.variant;
+}
+
+#if JETPIPE_HAVE_CUDA
+
+// ---- Harness -----------------------------------------------------------------------------------
+
+class Stream {
+ public:
+  Stream() { JP_CUDA(cudaStreamCreateWithFlags(&s_, cudaStreamNonBlocking)); }
+  ~Stream() { cudaStreamDestroy(s_); }
+  Stream(const Stream&) = delete;
+  Stream& operator=(const Stream&) = delete;
+  cudaStream_t get() const { return s_; }
+
+ private:
+  cudaStream_t s_ = nullptr;
+};
+
+using RefFn = std::function<void(const ImageView& src, const ImageView& dst, int y0, int y1)>;
+using GpuFn = std::function<cudaError_t(const FilterSource& src, const ImageView& dst, int y0,
+                                        int y1, cudaStream_t stream, FilterPath path)>;
+
+// An input layout on the device holding the pixels of `host`.
+struct DeviceInput {
+  DeviceImage owner;
+  ImageView view;
+  std::string layout;
+};
+
+std::vector<DeviceInput> device_inputs(const ImageView& host, std::mt19937& rng) {
+  std::vector<DeviceInput> in;
+  {
+    DeviceImage d = test::upload(host, 0);
+    const ImageView v = d.view();
+    in.push_back({std::move(d), v, "cudaMallocPitch"});
+  }
+  {
+    DeviceImage d = test::upload(host, 13);
+    const ImageView v = d.view();
+    in.push_back({std::move(d), v, "rows padded by 13 bytes"});
+  }
+  {
+    const int ox = std::uniform_int_distribution<int>(1, 3)(rng);
+    HostImage big = random_image(host.width + ox + 2, host.height + 2, host.format, rng, 13);
+    copy_image(host, big.view().roi(ox, 1, host.width, host.height));
+    DeviceImage d = test::upload(big.view(), 13);
+    const ImageView v = d.view().roi(ox, 1, host.width, host.height);
+    in.push_back({std::move(d), v, "ROI at x=" + std::to_string(ox) + " y=1 of a padded image"});
+  }
+  return in;
+}
+
+// Compares a downloaded output parent (the device parent's copy) with the expected image: the view
+// (at dst inside dev_parent) within `tol`, the parent's other bytes still poisoned.
+void expect_output(const HostImage& parent, const ImageView& dev_parent, const ImageView& dst,
+                   const ImageView& expected, double tol, const std::string& what) {
+  const ImageView pv = parent.view();
+  const std::size_t bpp = bytes_per_pixel(pv.format);
+  const std::size_t off = static_cast<std::size_t>(dst.data - dev_parent.data);
+  const std::size_t x_off = off % dev_parent.pitch, y_off = off / dev_parent.pitch;
+  bool guard_ok = true;
+  for (int y = 0; y < pv.height && guard_ok; ++y) {
+    const std::uint8_t* row = pv.row<std::uint8_t>(y);
+    const bool row_in = static_cast<std::size_t>(y) >= y_off &&
+                        static_cast<std::size_t>(y) < y_off + static_cast<std::size_t>(dst.height);
+    for (std::size_t i = 0; i < pv.row_bytes(); ++i) {
+      const bool in_view = row_in && i >= x_off && i < x_off + dst.width * bpp;
+      if (!in_view && row[i] != 0xA5) {
+        ADD_FAILURE() << what << ": wrote outside the output view at byte " << i << " of row " << y;
+        guard_ok = false;
+        break;
+      }
+    }
+  }
+  ImageView got = dst;
+  got.data = pv.data + y_off * pv.pitch + x_off;
+  got.pitch = pv.pitch;
+  const test::Diff d = test::max_diff(got, expected);
+  EXPECT_LE(d.max_abs, tol) << what << ": largest difference " << d.max_abs << " at (" << d.x
+                            << ", " << d.y << ")";
+}
+
+// The relative tolerance of harris: 1e-4 of the largest |R| of the CPU twin.
+double harris_tolerance(const ImageView& expected) {
+  double m = 0;
+  for (int y = 0; y < expected.height; ++y) {
+    for (int x = 0; x < expected.width; ++x)
+      m = std::max(m, std::fabs(double(expected.row<float>(y)[x])));
+  }
+  return 1e-4 * m + 1e-30;
+}
+
+// Runs the GPU twin in every layout, both paths, whole and in strips, against the CPU twin.
+void check_gpu_filter(const ImageView& host_src, const Border& border, PixelFormat out,
+                      const RefFn& ref, const GpuFn& gpu, std::mt19937& rng,
+                      bool relative_tol = false) {
+  const int w = host_src.width, h = host_src.height;
+  HostImage expected(w, h, out);
+  ref(host_src, expected.view(), 0, h);
+  const double tol = relative_tol ? harris_tolerance(expected.view()) : 0.0;
+  const std::size_t bpp = bytes_per_pixel(out);
+  Stream stream;
+  for (DeviceInput& in : device_inputs(host_src, rng)) {
+    SCOPED_TRACE(in.layout);
+    const UniqueTexture tex(in.view, border);
+    const bool aligned = in.layout == "cudaMallocPitch";
+    if (aligned) {
+      ASSERT_TRUE(tex.valid()) << "a cudaMallocPitch image should take a texture: " << tex.why();
+    } else if (in.layout.rfind("rows padded", 0) == 0) {
+      EXPECT_FALSE(tex.valid()) << "an odd pitch cannot back a texture";
+    }
+    for (FilterPath path : {FilterPath::kTexture, FilterPath::kTiled}) {
+      SCOPED_TRACE(std::string("path ") + to_string(path) +
+                   (path == FilterPath::kTexture && !tex.valid() ? " (no texture: tiled)" : ""));
+      const FilterSource src(in.view, tex);
+      // Aligned input: an aligned output at (0, 1) of a pitched parent (16-byte stores); else an
+      // output at (2, 1) of a parent with an odd pitch.
+      DeviceImage parent = aligned ? DeviceImage(w + 4, h + 2, out)
+                                   : DeviceImage(w + 4, h + 2, out, (w + 9) * bpp + 1);
+      const ImageView dst = parent.view().roi(aligned ? 0 : 2, 1, w, h);
+      for (int strips : {1, 3}) {
+        test::poison_device(parent.view());
+        if (strips == 1) {
+          ASSERT_EQ(gpu(src, dst, 0, h, stream.get(), path), cudaSuccess);
+        } else {  // uneven: [0, h/5), [h/5, a), [a, h)
+          const int s1 = h / 5, s2 = s1 + (h - s1) * 2 / 3;
+          ASSERT_EQ(gpu(src, dst, 0, s1, stream.get(), path), cudaSuccess);
+          ASSERT_EQ(gpu(src, dst, s1, s2, stream.get(), path), cudaSuccess);
+          ASSERT_EQ(gpu(src, dst, s2, h, stream.get(), path), cudaSuccess);
+        }
+        ASSERT_EQ(cudaStreamSynchronize(stream.get()), cudaSuccess);
+        const HostImage got = test::download(parent.view());
+        expect_output(got, parent.view(), dst, expected.view(), tol,
+                      strips == 1 ? "one launch" : "three row strips");
+      }
+    }
+  }
+}
+
+#define REQUIRE_CUDA_BUILD()
+#else
+#define REQUIRE_CUDA_BUILD() GTEST_SKIP() << "built without CUDA"
+#endif  // JETPIPE_HAVE_CUDA
+
+// ---- GpuTexture --------------------------------------------------------------------------------
+
+TEST(GpuTexture, AddressingTableAndFill) {
+  REQUIRE_CUDA_BUILD();
+#if JETPIPE_HAVE_CUDA
+  for (double v : {0.0, 0.4, 0.5, 1.5, 2.5, 77.3, -3.0, 254.6, 300.0, std::nan("")}) {
+    const Border b{BorderMode::kConstant, v};
+    EXPECT_EQ(border_fill_u8(b), ref::border_value_u8(b)) << v;
+  }
+  const auto a = [](BorderMode m, double v) { return texture_addressing(Border{m, v}); };
+  EXPECT_EQ(a(BorderMode::kReplicate, 0).address, cudaAddressModeClamp);
+  EXPECT_FALSE(a(BorderMode::kReplicate, 0).remap);
+  EXPECT_EQ(a(BorderMode::kConstant, 0).address, cudaAddressModeBorder);
+  EXPECT_FALSE(a(BorderMode::kConstant, 0.3).remap);  // saturates to 0: the unit's zero border
+  EXPECT_TRUE(a(BorderMode::kConstant, 77.3).remap);
+  EXPECT_EQ(a(BorderMode::kReflect, 0).address, cudaAddressModeMirror);
+  EXPECT_TRUE(a(BorderMode::kReflect, 0).normalized);
+  EXPECT_EQ(a(BorderMode::kWrap, 0).address, cudaAddressModeWrap);
+  EXPECT_TRUE(a(BorderMode::kWrap, 0).normalized);
+  EXPECT_TRUE(a(BorderMode::kReflect101, 0).remap);
+#endif
+}
+
+TEST(GpuTexture, OwnsAndMoves) {
+  JP_REQUIRE_GPU();
+#if JETPIPE_HAVE_CUDA
+  std::mt19937 rng(fresh_seed());
+  const HostImage h = random_image(64, 8, PixelFormat::kGray8, rng);
+  DeviceImage d = test::upload(h.view(), 0);
+  UniqueTexture t(d.view(), Border{BorderMode::kWrap, 0});
+  ASSERT_TRUE(t.valid()) << t.why();
+  const cudaTextureObject_t obj = t.ref().pixels;
+  UniqueTexture moved(std::move(t));
+  EXPECT_FALSE(t.valid());  // NOLINT: moved-from is empty by contract
+  EXPECT_TRUE(moved.valid());
+  EXPECT_EQ(moved.ref().pixels, obj);
+  EXPECT_TRUE(moved.serves(d.view(), Border{BorderMode::kWrap, 0}));
+  EXPECT_FALSE(moved.serves(d.view(), Border{BorderMode::kReflect, 0}));
+  // A texture for another border is refused by the launchers.
+  DeviceImage out(64, 8, PixelFormat::kGray8);
+  GaussianParams gp = resolve_gaussian(5, 0, Border{BorderMode::kReflect, 0});
+  Stream s;
+  EXPECT_EQ(launch_gaussian(gp, FilterSource(d.view(), moved), out.view(), 0, 8, s.get()),
+            cudaErrorInvalidValue);
+  // Views that cannot back a texture: an ROI at an odd offset, an odd pitch.
+  EXPECT_FALSE(UniqueTexture(d.view().roi(1, 0, 63, 8), Border{}).valid());
+  DeviceImage odd = test::upload(h.view(), 13);
+  const UniqueTexture none(odd.view(), Border{});
+  EXPECT_FALSE(none.valid());
+  EXPECT_STRNE(none.why(), "");
+#endif
+}
+
+#if JETPIPE_HAVE_CUDA
+// Every query (x, y) through both paths equals the image extended by border_remap.
+void check_probe(int w, int h, const Border& border, std::mt19937& rng) {
+  SCOPED_TRACE(std::to_string(w) + "x" + std::to_string(h) + " " + to_string(border.mode) + " " +
+               std::to_string(border.value));
+  const HostImage host = random_image(w, h, PixelFormat::kGray8, rng);
+  DeviceImage dev_img = test::upload(host.view(), 0);
+  const UniqueTexture tex(dev_img.view(), border);
+  ASSERT_TRUE(tex.valid()) << tex.why();
+
+  // Coordinates along one axis of length n: inside near both edges, 1..40 outside each side, and
+  // several lengths away (repeated reflection and wrapping).
+  const auto axis = [](int n) {
+    std::vector<int> v;
+    for (int d = 1; d <= 40; ++d) {
+      v.push_back(-d);
+      v.push_back(n - 1 + d);
+    }
+    for (int i = 0; i < std::min(n, 8); ++i) {
+      v.push_back(i);
+      v.push_back(n - 1 - i);
+    }
+    for (int k : {2, 3, 5}) {
+      v.push_back(-k * n - 1);
+      v.push_back(k * n + 2);
+      v.push_back(-k * n + std::min(n - 1, 3));
+    }
+    v.push_back(n / 2);
+    return v;
+  };
+  const std::vector<int> xs = axis(w), ys = axis(h);
+  std::vector<int> xy;
+  for (int x : xs) {
+    for (int y : {0, h / 2, h - 1, -1, h, -7, h + 6}) xy.insert(xy.end(), {x, y});
+  }
+  for (int y : ys) {
+    for (int x : {0, w / 2, w - 1, -1, w, -17, w + 16}) xy.insert(xy.end(), {x, y});
+  }
+  const int n = static_cast<int>(xy.size() / 2);
+  DeviceBuffer d_xy(xy.size() * sizeof(int)), d_out(static_cast<std::size_t>(n) * 17);
+  JP_CUDA(cudaMemcpy(d_xy.get(), xy.data(), xy.size() * sizeof(int), cudaMemcpyHostToDevice));
+
+  const std::uint8_t fill = ref::border_value_u8(border);
+  const auto expect = [&](int x, int y) -> int {
+    const int sx = border_remap(x, w, border.mode), sy = border_remap(y, h, border.mode);
+    if (sx < 0 || sy < 0) return fill;
+    return host.view().row<std::uint8_t>(sy)[sx];
+  };
+  Stream stream;
+  for (FilterPath path : {FilterPath::kTexture, FilterPath::kTiled}) {
+    SCOPED_TRACE(to_string(path));
+    ASSERT_EQ(launch_border_probe(FilterSource(dev_img.view(), tex), border, path, d_xy.get<int>(),
+                                  n, d_out.get<std::uint8_t>(), stream.get()),
+              cudaSuccess);
+    ASSERT_EQ(cudaStreamSynchronize(stream.get()), cudaSuccess);
+    std::vector<std::uint8_t> out(static_cast<std::size_t>(n) * 17);
+    JP_CUDA(cudaMemcpy(out.data(), d_out.get(), out.size(), cudaMemcpyDeviceToHost));
+    int failures = 0;
+    for (int i = 0; i < n && failures < 10; ++i) {
+      const int x = xy[2 * i], y = xy[2 * i + 1];
+      if (out[17 * i] != expect(x, y)) {
+        ADD_FAILURE() << "pixel (" << x << ", " << y << "): got " << int(out[17 * i])
+                      << ", border_remap says " << expect(x, y);
+        ++failures;
+      }
+      const int cx = x & ~15;
+      for (int b = 0; b < 16 && failures < 10; ++b) {
+        if (out[17 * i + 1 + b] != expect(cx + b, y)) {
+          ADD_FAILURE() << "chunk at (" << cx << ", " << y << ") byte " << b << ": got "
+                        << int(out[17 * i + 1 + b]) << ", border_remap says " << expect(cx + b, y);
+          ++failures;
+        }
+      }
+    }
+  }
+}
+#endif
+
+class GpuTextureBorder : public ::testing::TestWithParam<int> {};
+TEST_P(GpuTextureBorder, SamplesOutsideLikeBorderRemap) {
+  JP_REQUIRE_GPU();
+#if JETPIPE_HAVE_CUDA
+  std::mt19937 rng(fresh_seed());
+  const Border& b = kBorders[GetParam()].border;
+  for (int w : {1, 2, 3, 4097, 16383, 16384}) check_probe(w, 3, b, rng);  // left, right
+  for (int h : {1, 2, 3, 4097, 16383, 16384}) check_probe(3, h, b, rng);  // up, down
+  check_probe(16384, 2, b, rng);
+  check_probe(2, 16384, b, rng);
+  check_probe(33, 17, b, rng);
+#endif
+}
+INSTANTIATE_TEST_SUITE_P(Modes, GpuTextureBorder, ::testing::Range(0, kBorderCount),
+                         [](const ::testing::TestParamInfo<int>& i) {
+                           return std::string(kBorders[i.param].name);
+                         });
+
+// ---- gaussian ----------------------------------------------------------------------------------
+
+struct GaussianVariant {
+  int ksize;
+  double sigma;
+};
+// Fixed tables (3, 5, 7, 9), sampled kernels (15, 31), sigma-derived sizes (ksize 0), a tiny sigma
+// whose Q8 taps are 0 256 0 (the identity), ksize 1.
+const GaussianVariant kGaussian[] = {{3, 0},   {5, 0},   {7, 0},   {9, 0}, {15, 0}, {31, 0},
+                                     {0, 1.0}, {0, 2.5}, {3, 0.1}, {1, 0}, {5, 1.3}};
+
+#if JETPIPE_HAVE_CUDA
+void check_gaussian(const ImageView& src, const GaussianVariant& g, const Border& b,
+                    std::mt19937& rng) {
+  const GaussianParams p = resolve_gaussian(g.ksize, g.sigma, b);
+  SCOPED_TRACE("gaussian ksize " + std::to_string(p.ksize) + " sigma " + std::to_string(g.sigma));
+  check_gpu_filter(
+      src, b, PixelFormat::kGray8,
+      [&](const ImageView& s, const ImageView& d, int y0, int y1) {
+        gaussian_ref(p, s, d, y0, y1);
+      },
+      [&](const FilterSource& s, const ImageView& d, int y0, int y1, cudaStream_t st,
+          FilterPath pa) { return launch_gaussian(p, s, d, y0, y1, st, pa); },
+      rng);
+}
+#endif
+
+class GpuGaussian : public ::testing::TestWithParam<Case> {};
+TEST_P(GpuGaussian, MatchesTwin) {
+  JP_REQUIRE_GPU();
+#if JETPIPE_HAVE_CUDA
+  const Case& c = GetParam();
+  std::mt19937 rng(fresh_seed());
+  const HostImage src = random_image(c.size.w, c.size.h, PixelFormat::kGray8, rng);
+  check_gaussian(src.view(), kGaussian[c.variant], kBorders[c.border].border, rng);
+#endif
+}
+INSTANTIATE_TEST_SUITE_P(Sizes, GpuGaussian,
+                         ::testing::ValuesIn(make_cases(std::size(kGaussian), {1, 5})), case_name);
+
+// The fast kernel across a 16384-wide image: many strips, the last one moved left, the normalized
+// coordinates of reflect and wrap at that width.
+TEST(GpuGaussianWide, Width16384) {
+  JP_REQUIRE_GPU();
+#if JETPIPE_HAVE_CUDA
+  std::mt19937 rng(fresh_seed());
+  for (int w : {16384, 16383, 16000}) {
+    const HostImage src = random_image(w, 40, PixelFormat::kGray8, rng);
+    for (int b : {1, 2, 3, 5}) check_gaussian(src.view(), {5, 0}, kBorders[b].border, rng);
+    check_gaussian(src.view(), {3, 0}, kBorders[3].border, rng);
+  }
+#endif
+}
+
+// ---- box ---------------------------------------------------------------------------------------
+
+struct BoxVariant {
+  int ksize;
+  bool normalize;
+};
+const BoxVariant kBox[] = {{1, true},  {3, true},  {5, true},  {9, true},
+                           {15, true}, {3, false}, {5, false}, {15, false}};
+
+#if JETPIPE_HAVE_CUDA
+void check_box(const ImageView& src, const BoxVariant& v, const Border& b, std::mt19937& rng) {
+  BoxParams p;
+  p.ksize = v.ksize;
+  p.normalize = v.normalize;
+  p.border = b;
+  SCOPED_TRACE("box ksize " + std::to_string(v.ksize) + (v.normalize ? " mean" : " sum"));
+  check_gpu_filter(
+      src, b, PixelFormat::kGray8,
+      [&](const ImageView& s, const ImageView& d, int y0, int y1) { box_ref(p, s, d, y0, y1); },
+      [&](const FilterSource& s, const ImageView& d, int y0, int y1, cudaStream_t st,
+          FilterPath pa) { return launch_box(p, s, d, y0, y1, st, pa); },
+      rng);
+}
+#endif
+
+class GpuBox : public ::testing::TestWithParam<Case> {};
+TEST_P(GpuBox, MatchesTwin) {
+  JP_REQUIRE_GPU();
+#if JETPIPE_HAVE_CUDA
+  const Case& c = GetParam();
+  std::mt19937 rng(fresh_seed());
+  const HostImage src = random_image(c.size.w, c.size.h, PixelFormat::kGray8, rng);
+  check_box(src.view(), kBox[c.variant], kBorders[c.border].border, rng);
+#endif
+}
+INSTANTIATE_TEST_SUITE_P(Sizes, GpuBox, ::testing::ValuesIn(make_cases(std::size(kBox), {2, 4})),
+                         case_name);
+
+// ---- sobel -------------------------------------------------------------------------------------
+
+struct SobelVariant {
+  int dx, dy, ksize;
+  double scale;
+  bool abs8;
+};
+const SobelVariant kSobel[] = {
+    {1, 0, 3, 1, false},  {0, 1, 3, 1, false},   {1, 1, 3, 1, false},   {2, 0, 5, 1, false},
+    {0, 2, 5, 1, false},  {1, 2, 5, 1, false},   {1, 0, 1, 1, false},   {0, 2, 1, 1, false},
+    {1, 0, 3, 1, true},   {0, 1, 5, 0.25, true}, {1, 1, 5, 0.1, false}, {2, 0, 3, 3.3, false},
+    {2, 2, 5, 40, false},
+};
+
+#if JETPIPE_HAVE_CUDA
+void check_sobel(const ImageView& src, const SobelVariant& v, const Border& b, std::mt19937& rng) {
+  SobelParams p;
+  p.dx = v.dx;
+  p.dy = v.dy;
+  p.ksize = v.ksize;
+  p.scale = v.scale;
+  p.abs8 = v.abs8;
+  p.border = b;
+  SCOPED_TRACE("sobel dx " + std::to_string(v.dx) + " dy " + std::to_string(v.dy) + " ksize " +
+               std::to_string(v.ksize) + " scale " + std::to_string(v.scale) +
+               (v.abs8 ? " abs8" : " s16"));
+  check_gpu_filter(
+      src, b, v.abs8 ? PixelFormat::kGray8 : PixelFormat::kS16,
+      [&](const ImageView& s, const ImageView& d, int y0, int y1) { sobel_ref(p, s, d, y0, y1); },
+      [&](const FilterSource& s, const ImageView& d, int y0, int y1, cudaStream_t st,
+          FilterPath pa) { return launch_sobel(p, s, d, y0, y1, st, pa); },
+      rng);
+}
+#endif
+
+class GpuSobel : public ::testing::TestWithParam<Case> {};
+TEST_P(GpuSobel, MatchesTwin) {
+  JP_REQUIRE_GPU();
+#if JETPIPE_HAVE_CUDA
+  const Case& c = GetParam();
+  std::mt19937 rng(fresh_seed());
+  const HostImage src = random_image(c.size.w, c.size.h, PixelFormat::kGray8, rng);
+  check_sobel(src.view(), kSobel[c.variant], kBorders[c.border].border, rng);
+#endif
+}
+INSTANTIATE_TEST_SUITE_P(Sizes, GpuSobel,
+                         ::testing::ValuesIn(make_cases(std::size(kSobel), {2, 9})), case_name);
+
+// ---- convolve ----------------------------------------------------------------------------------
+
+struct ConvolveVariant {
+  int rows, cols;
+};
+const ConvolveVariant kConvolve[] = {{3, 5}, {15, 15}, {1, 1}, {5, 3}, {7, 1}};
+
+ConvolveParams random_convolve(const ConvolveVariant& v, const Border& b, std::mt19937& rng) {
+  ConvolveParams p;
+  p.rows = v.rows;
+  p.cols = v.cols;
+  p.border = b;
+  std::uniform_real_distribution<float> tap(-0.4f, 1.0f);
+  float sum = 0;
+  for (int i = 0; i < v.rows * v.cols; ++i) {
+    p.taps.push_back(tap(rng));
+    sum += p.taps.back();
+  }
+  if (std::fabs(sum) < 0.1f) sum = 0.1f;
+  for (float& t : p.taps) t /= sum;
+  p.delta = std::uniform_real_distribution<double>(-20, 20)(rng);
+  return p;
+}
+
+#if JETPIPE_HAVE_CUDA
+void check_convolve(const ImageView& src, const ConvolveParams& p, std::mt19937& rng) {
+  SCOPED_TRACE("convolve " + std::to_string(p.rows) + "x" + std::to_string(p.cols));
+  check_gpu_filter(
+      src, p.border, PixelFormat::kGray8,
+      [&](const ImageView& s, const ImageView& d, int y0, int y1) {
+        convolve_ref(p, s, d, y0, y1);
+      },
+      [&](const FilterSource& s, const ImageView& d, int y0, int y1, cudaStream_t st,
+          FilterPath pa) { return launch_convolve(p, s, d, y0, y1, st, pa); },
+      rng);
+}
+#endif
+
+class GpuConvolve : public ::testing::TestWithParam<Case> {};
+TEST_P(GpuConvolve, MatchesTwin) {
+  JP_REQUIRE_GPU();
+#if JETPIPE_HAVE_CUDA
+  const Case& c = GetParam();
+  std::mt19937 rng(fresh_seed());
+  const ConvolveParams p = random_convolve(kConvolve[c.variant], kBorders[c.border].border, rng);
+  const HostImage src = random_image(c.size.w, c.size.h, PixelFormat::kGray8, rng);
+  check_convolve(src.view(), p, rng);
+#endif
+}
+INSTANTIATE_TEST_SUITE_P(Sizes, GpuConvolve,
+                         ::testing::ValuesIn(make_cases(std::size(kConvolve), {0, 1})), case_name);
+
+// ---- harris ------------------------------------------------------------------------------------
+
+struct HarrisVariant {
+  int block_size, ksize;
+};
+const HarrisVariant kHarris[] = {{3, 3}, {5, 3}, {3, 5}, {2, 1}, {4, 7}, {1, 3}, {7, 5}};
+
+#if JETPIPE_HAVE_CUDA
+void check_harris(const ImageView& src, const HarrisParams& p, std::mt19937& rng) {
+  SCOPED_TRACE("harris block " + std::to_string(p.block_size) + " ksize " +
+               std::to_string(p.ksize));
+  check_gpu_filter(
+      src, p.border, PixelFormat::kF32,
+      [&](const ImageView& s, const ImageView& d, int y0, int y1) { harris_ref(p, s, d, y0, y1); },
+      [&](const FilterSource& s, const ImageView& d, int y0, int y1, cudaStream_t st,
+          FilterPath pa) { return launch_harris(p, s, d, y0, y1, st, pa); },
+      rng, /*relative_tol=*/true);
+}
+#endif
+
+class GpuHarris : public ::testing::TestWithParam<Case> {};
+TEST_P(GpuHarris, MatchesTwin) {
+  JP_REQUIRE_GPU();
+#if JETPIPE_HAVE_CUDA
+  const Case& c = GetParam();
+  HarrisParams p;
+  p.block_size = kHarris[c.variant].block_size;
+  p.ksize = kHarris[c.variant].ksize;
+  p.k = 0.04;
+  p.border = kBorders[c.border].border;
+  std::mt19937 rng(fresh_seed());
+  const HostImage src = random_image(c.size.w, c.size.h, PixelFormat::kGray8, rng);
+  check_harris(src.view(), p, rng);
+#endif
+}
+INSTANTIATE_TEST_SUITE_P(Sizes, GpuHarris, ::testing::ValuesIn(make_cases(std::size(kHarris), {0})),
+                         case_name);
+
+// ---- launcher contract -------------------------------------------------------------------------
+
+TEST(GpuFilterArgs, RejectsBadArguments) {
+  JP_REQUIRE_GPU();
+#if JETPIPE_HAVE_CUDA
+  DeviceImage a(32, 16, PixelFormat::kGray8), b(32, 16, PixelFormat::kGray8),
+      c(31, 16, PixelFormat::kGray8);
+  DeviceImage f(32, 16, PixelFormat::kF32);
+  Stream s;
+  const GaussianParams g = resolve_gaussian(5, 0, Border{});
+  EXPECT_EQ(launch_gaussian(g, a.view(), c.view(), 0, 16, s.get()), cudaErrorInvalidValue);
+  EXPECT_EQ(launch_gaussian(g, a.view(), b.view(), 0, 17, s.get()), cudaErrorInvalidValue);
+  EXPECT_EQ(launch_gaussian(g, a.view(), b.view(), 9, 8, s.get()), cudaErrorInvalidValue);
+  EXPECT_EQ(launch_gaussian(g, a.view(), f.view(), 0, 16, s.get()), cudaErrorInvalidValue);
+  EXPECT_EQ(launch_gaussian(g, a.view(), b.view(), 3, 3, s.get()), cudaSuccess);  // no rows
+  GaussianParams even = g;
+  even.ksize = 4;
+  EXPECT_EQ(launch_gaussian(even, a.view(), b.view(), 0, 16, s.get()), cudaErrorInvalidValue);
+  HarrisParams h;
+  h.block_size = 32;
+  EXPECT_EQ(launch_harris(h, a.view(), f.view(), 0, 16, s.get()), cudaErrorInvalidValue);
+  SobelParams sp;
+  sp.dx = sp.dy = 0;
+  DeviceImage s16(32, 16, PixelFormat::kS16);
+  EXPECT_EQ(launch_sobel(sp, a.view(), s16.view(), 0, 16, s.get()), cudaErrorInvalidValue);
+  ConvolveParams cp;
+  cp.rows = 3;
+  cp.cols = 3;
+  cp.taps.assign(8, 0.1f);
+  EXPECT_EQ(launch_convolve(cp, a.view(), b.view(), 0, 16, s.get()), cudaErrorInvalidValue);
+  EXPECT_EQ(cudaStreamSynchronize(s.get()), cudaSuccess);
+#endif
+}
+
+// ---- a real frame ------------------------------------------------------------------------------
+
+TEST(GpuFilterPhoto, EveryFilterMatchesTwin) {
+  JP_REQUIRE_GPU();
+#if JETPIPE_HAVE_CUDA
+  const std::string path = std::string(JETPIPE_TEST_DATA) + "/regression/frames/vtest_0000.ppm";
+  const HostImage color = read_image(path);
+  HostImage gray(color.width(), color.height(), PixelFormat::kGray8);
+  to_gray_ref(color.view(), gray.view(), 0, color.height());
+  const ImageView g = gray.view();
+  std::mt19937 rng(fresh_seed());
+  for (const NamedBorder& nb : kBorders) {
+    SCOPED_TRACE(nb.name);
+    const Border& b = nb.border;
+    check_gaussian(g, {5, 0}, b, rng);
+    check_gaussian(g, {0, 2.0}, b, rng);
+    check_box(g, {5, true}, b, rng);
+    check_box(g, {3, false}, b, rng);
+    check_sobel(g, {1, 0, 3, 1, false}, b, rng);
+    check_sobel(g, {0, 1, 3, 0.5, true}, b, rng);
+    check_convolve(g, random_convolve({3, 5}, b, rng), rng);
+    HarrisParams hp;
+    hp.border = b;
+    check_harris(g, hp, rng);
+  }
+#endif
+}
+
+}  // namespace
+}  // namespace jetpipe
