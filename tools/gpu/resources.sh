@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The compiler's resource report for every CUDA kernel (registers, shared memory, stack frame and
-# spills) for sm_90 (or the architecture given). Runs without a GPU.
+# spills) for sm_90 (or the architecture given), names demangled. Runs without a GPU.
 # Usage: tools/gpu/resources.sh [arch, default 90]
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -9,8 +9,10 @@ for f in kernels/*.cu; do
   nvcc -std=c++17 -O3 -arch=sm_$arch --expt-relaxed-constexpr -Xptxas -v -I. \
     -DJETPIPE_HAVE_CUDA=1 -DJETPIPE_HAVE_OPENCV=0 -DJETPIPE_HAVE_GSTREAMER=0 \
     -c "$f" -o /dev/null 2>&1 |
-    awk -v file="$f" '
-      /Compiling entry function/ { match($0, /_Z[^'"'"' ]*|[a-zA-Z_][a-zA-Z0-9_]*'"'"' for/); fn=$0; sub(/.*function .|. for .*/, "", fn) }
-      /bytes stack frame/ { frame=$0 }
-      /Used [0-9]+ registers/ { printf "%-28s %-60.60s %s | %s\n", file, fn, $0, frame }'
-done | sed -E 's/ptxas info +: //g'
+    sed -nE "s/.*Compiling entry function '([^']+)'.*/FN \1/p; s/.*(Used [0-9]+ registers.*)/USED \1/p; s/.*([0-9]+ bytes stack frame.*)/FRAME \1/p" |
+    awk -v file="$(basename "$f")" '
+      $1 == "FN" { fn = $2 }
+      $1 == "FRAME" { sub(/^FRAME /, ""); frame = $0 }
+      $1 == "USED" { sub(/^USED /, ""); print file "\t" fn "\t" $0 "\t" frame }'
+done | c++filt | awk -F'\t' '{ n = $2; sub(/\(.*/, "", n); printf "%-13s %-58.58s %s | %s\n", $1, n, $3, $4 }' |
+  sort -u
