@@ -1,8 +1,22 @@
 // SPDX-License-Identifier: MIT
-// harris: OpenCV cornerHarris on GRAY8 → F32 response: Sobel gradients scaled by
-// 1 / (2^(ksize−1) · block_size · 255), structure tensor summed (unnormalized box) over
-// block_size × block_size, R = det − k · trace². The border applies to both the gradients and the box.
-// A constant border: border.value around the image, 0 around the structure tensor (cornerHarris).
+// harris: OpenCV cornerHarris on GRAY8 → F32 response, with an exact integer core and one
+// evaluation in double, so that every implementation gives the same bits:
+//   Dx, Dy        integer Sobel(ksize) derivatives of the image extended by the border (OpenCV's
+//                 taps; ksize 1: [−1 0 1] along the derivative's axis only); |D| ≤ 255·20·64
+//   Sxx, Sxy, Syy Σ of Dx², Dx·Dy, Dy² over block_size × block_size tensor cells (columns and rows
+//                 x − b/2 … x + b − 1 − b/2), the border applying to the tensor: a cell outside is
+//                 the remapped cell's, or 0 for a constant border (cornerHarris); exact integers,
+//                 |S| < 2^47
+//   then in IEEE double, each operation rounded to nearest, in this order and nothing fused:
+//     s  = 1 / ((double)(1 << (ksize − 1)) · block_size · 255)      (left to right)
+//     s2 = s · s
+//     a  = (double)Sxx · s2,  b = (double)Sxy · s2,  c = (double)Syy · s2   (conversions exact)
+//     det = (a · c) − (b · b)
+//     tr  = a + c
+//     R   = (float)(det − ((k · tr) · tr))                          (one rounding to float)
+// That is cornerHarris's value with exact sums (OpenCV's float gradients and sums differ from it by
+// ≈ 1e-6 of the largest |R|; the tests allow 1e-4). A constant border: border.value around the
+// image.
 #pragma once
 
 #include "pipeline/core/border.h"
@@ -32,13 +46,13 @@ void harris_ref(const HarrisParams& p, const ImageView& src, const ImageView& ds
 
 namespace jetpipe {
 
-// CUDA twin of harris_ref: output rows [y0, y1) of dst (F32, src's size) from the whole src
-// (GRAY8). block_size 1..31, ksize 1, 3, 5, 7. One fused kernel per tile: the image tile + halo,
-// the structure tensor of the tile + box halo (gradients as the twin: exact integer derivative,
-// · scale in double, rounded to float; products in float), the box sums in double in the twin's
-// order, R in double. It repeats the twin operation for operation (no contraction), so results are
-// expected to be equal; the tests allow 1e-4 of the largest |R|. Any size, pitch (F32 rows need
-// not be 4-byte aligned), ROI. Asynchronous on `stream`; no allocation; returns the launch's error.
+// CUDA twin of harris_ref, bit for bit: output rows [y0, y1) of dst (F32, src's size) from the
+// whole src (GRAY8). block_size 1..31, ksize 1, 3, 5, 7. The same integer core (exact: 32-bit
+// sums for ksize 3 and block ≤ 7, 64-bit otherwise) and the same double operations (__dmul_rn /
+// __dadd_rn / __dsub_rn in the order above). ksize 3 with block 3..7 runs one fused register-tiled
+// pass (kernels/block/harris_fast.cuh); the rest, and views it does not take, a shared-memory tile
+// engine (harris_tile.cuh). Any size, pitch (F32 rows need not be 4-byte aligned), ROI.
+// Asynchronous on `stream`; no allocation; returns the launch's error.
 cudaError_t launch_harris(const HarrisParams& p, const FilterSource& src, const ImageView& dst,
                           int y0, int y1, cudaStream_t stream, FilterPath path = FilterPath::kAuto);
 

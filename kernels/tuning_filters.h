@@ -27,9 +27,14 @@ constexpr int kSepTileW = 64, kSepTileH = 16, kSepThreads = 256;
 constexpr int kSepMaxRadius = 32;  // ksize ≤ 65 (shared memory: 30 KB at the largest)
 // convolve: output tile (each thread 4 pixels of a row).
 constexpr int kConvTileW = 64, kConvTileH = 16, kConvThreads = 256;
-// harris: output tile; block_size ≤ 31 (shared memory ≤ 41 KB).
+// harris tile engine (any ksize / block_size; the fast kernel's edge columns): output tile;
+// block_size ≤ 31 (shared memory ≤ 28 KB).
 constexpr int kHarrisTileW = 32, kHarrisTileH = 16, kHarrisThreads = 256;
 constexpr int kHarrisMaxBlock = 31;
+// harris fast kernel (ksize 3, block_size 3..7): a warp owns a strip of 32 lanes × 8 or 4 columns
+// (lanes 0 and 31 only supply halo) and slides down rows_per_warp output rows; 4 warps a block.
+constexpr int kHarrisFastThreads = 128;
+constexpr int kHarrisFastMinBlock = 3, kHarrisFastMaxBlock = 7;
 
 // ---- Per-target policy -------------------------------------------------------------------------
 struct FilterPolicy {
@@ -41,6 +46,12 @@ struct FilterPolicy {
   // fast_rows_min where a launch would otherwise have fewer than fast_warps_per_sm warps per SM.
   int fast_rows[kFastMaxRadius];
   int fast_rows_min, fast_warps_per_sm;
+  // harris fast kernel: output rows per warp on large images, lowered to harris_rows_min where a
+  // launch would otherwise have fewer than harris_warps_per_sm warps per SM; launches of at most
+  // harris_narrow_px output pixels use 4 columns a lane (twice the warps), larger ones 8 (images
+  // under 272 columns use 4 whatever this says).
+  int harris_rows, harris_rows_min, harris_warps_per_sm;
+  long long harris_narrow_px;
 };
 
 // Jetson Orin (sm_87): not measured yet; the sm_90 values.
@@ -53,6 +64,10 @@ inline constexpr FilterPolicy kFilterPolicyOrin{
     /*fast_rows=*/{6, 8, 12, 16},
     /*fast_rows_min=*/4,
     /*fast_warps_per_sm=*/24,
+    /*harris_rows=*/32,
+    /*harris_rows_min=*/4,
+    /*harris_warps_per_sm=*/8,
+    /*harris_narrow_px=*/0,
 };
 
 // Discrete Hopper (sm_90). Times: H100 SXM 80 GB (D2D copy 2.97 TB/s read + write), CUDA 13.0,
@@ -65,12 +80,22 @@ inline constexpr FilterPolicy kFilterPolicyDiscrete{
     /*box=*/FilterPath::kTiled,    // 5×5: 239.7 / 243.4 µs
     /*sobel=*/FilterPath::kTiled,  // 3×3 dx → S16: 292.3 / 306.9 µs (92% of copy at 3 B/pixel)
     /*convolve=*/FilterPath::kTiled,  // 5×5: 1061 / 1052 µs
-    /*harris=*/FilterPath::kTexture,  // 3 / 3: 6296 / 6022 µs (1080p: 67.7 / 62.0)
+    // harris 3 / 3 (fast kernel, 8-column lanes, 32 rows a warp): 700 / 916 µs; 1080p (8 rows):
+    // 20.3 / 21.7 µs, event-timed single launches (to_gray's 1080p launch reads 7 µs that way).
+    /*harris=*/FilterPath::kTiled,
     // rows per warp, 16384² (µs): 3×3: 4 → 195, 6 → 196, 8 → 202, 16 → 216; 5×5: 6 → 222,
     // 8 → 224, 12 → 233, 32 → 251; 7×7: 8 → 261, 12 → 251, 16 → 258; 9×9: 12 → 320, 16 → 320.
     /*fast_rows=*/{6, 8, 12, 16},
     /*fast_rows_min=*/4,
     /*fast_warps_per_sm=*/24,  // the resident warps at 6 blocks of 4 warps (80 registers, 5×5)
+    // harris fast kernel, block 3 / ksize 3, tiled, rows a warp × columns a lane (µs):
+    // 16384²: 8 cols: 4 → 906, 8 → 776, 16 → 713, 32 → 700; 4 cols: 4 → 1077, 16 → 836, 32 → 808.
+    // 1080p (event-timed): 8 cols: 4 → 23.4, 8 → 20.3, 16 → 21.6, 32 → 29.8; 4 cols: 4 → 24.2,
+    // 8 → 22.5, 16 → 20.8, 32 → 30.4. So 8 columns everywhere, 32 rows, 8 at 1080p (8 warps/SM).
+    /*harris_rows=*/32,
+    /*harris_rows_min=*/4,
+    /*harris_warps_per_sm=*/8,
+    /*harris_narrow_px=*/0,
 };
 
 inline const FilterPolicy& filter_policy(int cc_major, int cc_minor) {

@@ -23,6 +23,9 @@ DeviceImage upload(const ImageView& host, std::size_t pad_bytes) {
   DeviceImage d(host.width, host.height, host.format, pad_bytes ? host.row_bytes() + pad_bytes : 0);
   JP_CUDA(cudaMemcpy2D(d.view().data, d.view().pitch, host.data, host.pitch, host.row_bytes(),
                        static_cast<std::size_t>(host.height), cudaMemcpyHostToDevice));
+  // A copy from pageable memory may still be in flight on the legacy stream when cudaMemcpy2D
+  // returns, and kernels under test run on non-blocking streams that do not wait for it.
+  JP_CUDA(cudaDeviceSynchronize());
   return d;
 }
 
@@ -37,6 +40,9 @@ HostImage download(const ImageView& device) {
 void poison_device(const ImageView& device) {
   JP_CUDA(cudaMemset2D(device.data, device.pitch, 0xA5, device.row_bytes(),
                        static_cast<std::size_t>(device.height)));
+  // cudaMemset2D is asynchronous on the legacy stream: finish it before any non-blocking stream
+  // writes the view, or the poison can land on top of the output.
+  JP_CUDA(cudaDeviceSynchronize());
 }
 #endif
 

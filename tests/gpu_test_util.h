@@ -25,11 +25,13 @@ std::string gpu_unavailable_reason();
   } while (0)
 
 #if JETPIPE_HAVE_CUDA
-// A device copy of a host image, with rows `pad_bytes` longer than needed (0: cudaMallocPitch).
+// A device copy of a host image, with rows `pad_bytes` longer than needed (0: cudaMallocPitch);
+// complete on return (the device is synchronized).
 DeviceImage upload(const ImageView& host, std::size_t pad_bytes = 0);
 // A host copy of a device view.
 HostImage download(const ImageView& device);
-// Fills a device view with 0xA5 bytes (an unwritten pixel then fails the comparison).
+// Fills a device view with 0xA5 bytes (an unwritten pixel then fails the comparison); complete on
+// return.
 void poison_device(const ImageView& device);
 #endif
 

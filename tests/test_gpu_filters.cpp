@@ -2,11 +2,12 @@
 // The CUDA twins of the neighbourhood filters (gaussian, box, sobel, convolve, harris) and the
 // texture wrapper, against the CPU twins.
 //
-// GpuTexture: for every border mode, the pixels each path reads outside the image (a few pixels and
-// several image sizes away, left, right, up and down; widths and heights 1, 2, 3, 4097, 16383,
-// 16384) equal border_remap's: the texture unit's clamp / border / mirror / wrap (normalized
-// coordinates at 16384 included) and the in-kernel remap of reflect101 and constant ≠ 0, through
-// the same device code as the filters (launch_border_probe).
+// GpuTexture: for every border mode, the pixels each path reads outside the image (a few pixels,
+// several image sizes and up to 4099 pixels away, left, right, up and down; widths and heights 1,
+// 2, 3, 5, 6, 7, 100, 4097, 16383, 16384) equal border_remap's: the texture unit's clamp / border /
+// mirror / wrap (normalized coordinates at 16384 and at widths that are not powers of two
+// included) and the in-kernel remap of reflect101 and constant ≠ 0, through the same device code
+// as the filters (launch_border_probe).
 //
 // Gpu<Filter>: fresh random images (seed printed; JETPIPE_SEED replays), sizes 1×1, 1×N, N×1,
 // 3×129, 129×3, 113×113, 540×33 and 700×67 (the fast kernel's strips and edge tiles) and 1920×1080
@@ -14,11 +15,12 @@
 // case in three input layouts (cudaMallocPitch, rows padded by 13 bytes, an ROI at x offset 1..3 of
 // a padded image) through BOTH paths (FilterPath::kTexture, which falls back to kTiled where the
 // view does not qualify for a texture, and kTiled), into a poisoned output inside a larger poisoned
-// image (nothing outside the view may change), as one launch and as three uneven row strips. GRAY8
-// and S16 outputs equal the CPU twin bit for bit; harris is within 1e-4 of the largest |response|
-// (the kernel repeats the twin's operations in order, so it is expected to be exact; the tolerance
-// is the contract). GpuFilterPhoto: the same on a real frame
-// (tests/regression/frames/vtest_0000.ppm).
+// image (nothing outside the view may change), as one launch and as three uneven row strips. Every
+// output equals the CPU twin bit for bit (harris's F32 too: the same exact integer core and the
+// same double operations in the same order). GpuHarrisFast: harris's fused kernel over its strip
+// geometry (widths around one strip and the right edge tile, heights from 2), block sizes 3..7,
+// every border, both lane widths and several rows per warp. GpuFilterPhoto: the same on a real
+// frame (tests/regression/frames/vtest_0000.ppm).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -43,6 +45,7 @@
 #include "tests/test_util.h"
 
 #if JETPIPE_HAVE_CUDA
+#include "kernels/block/harris_launch.cuh"
 #include "kernels/texture.h"
 #endif
 
@@ -115,6 +118,13 @@ class Stream {
   cudaStream_t s_ = nullptr;
 };
 
+// test::upload, test::poison_device and plain cudaMemcpy work on the legacy default stream, which
+// does not order work against a cudaStreamNonBlocking stream such as Stream's (and a pageable
+// upload may still be in flight when the call returns): wait for them before launching on one.
+// Without this the poison could land after a launch had written its output (run 23: 117 failures,
+// every "three row strips" one in the first strip).
+void settle_legacy_stream() { JP_CUDA(cudaDeviceSynchronize()); }
+
 using RefFn = std::function<void(const ImageView& src, const ImageView& dst, int y0, int y1)>;
 using GpuFn = std::function<cudaError_t(const FilterSource& src, const ImageView& dst, int y0,
                                         int y1, cudaStream_t stream, FilterPath path)>;
@@ -146,13 +156,14 @@ std::vector<DeviceInput> device_inputs(const ImageView& host, std::mt19937& rng)
     const ImageView v = d.view().roi(ox, 1, host.width, host.height);
     in.push_back({std::move(d), v, "ROI at x=" + std::to_string(ox) + " y=1 of a padded image"});
   }
+  settle_legacy_stream();
   return in;
 }
 
 // Compares a downloaded output parent (the device parent's copy) with the expected image: the view
-// (at dst inside dev_parent) within `tol`, the parent's other bytes still poisoned.
+// (at dst inside dev_parent) equal bit for bit, the parent's other bytes still poisoned.
 void expect_output(const HostImage& parent, const ImageView& dev_parent, const ImageView& dst,
-                   const ImageView& expected, double tol, const std::string& what) {
+                   const ImageView& expected, const std::string& what) {
   const ImageView pv = parent.view();
   const std::size_t bpp = bytes_per_pixel(pv.format);
   const std::size_t off = static_cast<std::size_t>(dst.data - dev_parent.data);
@@ -174,29 +185,30 @@ void expect_output(const HostImage& parent, const ImageView& dev_parent, const I
   ImageView got = dst;
   got.data = pv.data + y_off * pv.pitch + x_off;
   got.pitch = pv.pitch;
-  const test::Diff d = test::max_diff(got, expected);
-  EXPECT_LE(d.max_abs, tol) << what << ": largest difference " << d.max_abs << " at (" << d.x
-                            << ", " << d.y << ")";
-}
-
-// The relative tolerance of harris: 1e-4 of the largest |R| of the CPU twin.
-double harris_tolerance(const ImageView& expected) {
-  double m = 0;
-  for (int y = 0; y < expected.height; ++y) {
-    for (int x = 0; x < expected.width; ++x)
-      m = std::max(m, std::fabs(double(expected.row<float>(y)[x])));
+  int differ = 0, fx = -1, fy = -1;
+  for (int y = 0; y < got.height; ++y) {
+    for (int x = 0; x < got.width; ++x) {
+      if (std::memcmp(got.row<std::uint8_t>(y) + x * bpp, expected.row<std::uint8_t>(y) + x * bpp,
+                      bpp) != 0) {
+        if (differ++ == 0) {
+          fx = x;
+          fy = y;
+        }
+      }
+    }
   }
-  return 1e-4 * m + 1e-30;
+  const test::Diff d = test::max_diff(got, expected);
+  EXPECT_EQ(differ, 0) << what << ": " << differ << " pixels differ, the first at (" << fx << ", "
+                       << fy << "); largest difference " << d.max_abs << " at (" << d.x << ", "
+                       << d.y << ")";
 }
 
 // Runs the GPU twin in every layout, both paths, whole and in strips, against the CPU twin.
 void check_gpu_filter(const ImageView& host_src, const Border& border, PixelFormat out,
-                      const RefFn& ref, const GpuFn& gpu, std::mt19937& rng,
-                      bool relative_tol = false) {
+                      const RefFn& ref, const GpuFn& gpu, std::mt19937& rng) {
   const int w = host_src.width, h = host_src.height;
   HostImage expected(w, h, out);
   ref(host_src, expected.view(), 0, h);
-  const double tol = relative_tol ? harris_tolerance(expected.view()) : 0.0;
   const std::size_t bpp = bytes_per_pixel(out);
   Stream stream;
   for (DeviceInput& in : device_inputs(host_src, rng)) {
@@ -219,6 +231,7 @@ void check_gpu_filter(const ImageView& host_src, const Border& border, PixelForm
       const ImageView dst = parent.view().roi(aligned ? 0 : 2, 1, w, h);
       for (int strips : {1, 3}) {
         test::poison_device(parent.view());
+        settle_legacy_stream();
         if (strips == 1) {
           ASSERT_EQ(gpu(src, dst, 0, h, stream.get(), path), cudaSuccess);
         } else {  // uneven: [0, h/5), [h/5, a), [a, h)
@@ -229,7 +242,7 @@ void check_gpu_filter(const ImageView& host_src, const Border& border, PixelForm
         }
         ASSERT_EQ(cudaStreamSynchronize(stream.get()), cudaSuccess);
         const HostImage got = test::download(parent.view());
-        expect_output(got, parent.view(), dst, expected.view(), tol,
+        expect_output(got, parent.view(), dst, expected.view(),
                       strips == 1 ? "one launch" : "three row strips");
       }
     }
@@ -321,6 +334,11 @@ void check_probe(int w, int h, const Border& border, std::mt19937& rng) {
       v.push_back(k * n + 2);
       v.push_back(-k * n + std::min(n - 1, 3));
     }
+    // Far outside (mirror and wrap of normalized coordinates many periods out).
+    for (int d : {61, 100, 333, 4099}) {
+      v.push_back(-d);
+      v.push_back(n - 1 + d);
+    }
     v.push_back(n / 2);
     return v;
   };
@@ -335,6 +353,7 @@ void check_probe(int w, int h, const Border& border, std::mt19937& rng) {
   const int n = static_cast<int>(xy.size() / 2);
   DeviceBuffer d_xy(xy.size() * sizeof(int)), d_out(static_cast<std::size_t>(n) * 17);
   JP_CUDA(cudaMemcpy(d_xy.get(), xy.data(), xy.size() * sizeof(int), cudaMemcpyHostToDevice));
+  settle_legacy_stream();
 
   const std::uint8_t fill = ref::border_value_u8(border);
   const auto expect = [&](int x, int y) -> int {
@@ -383,6 +402,10 @@ TEST_P(GpuTextureBorder, SamplesOutsideLikeBorderRemap) {
   check_probe(16384, 2, b, rng);
   check_probe(2, 16384, b, rng);
   check_probe(33, 17, b, rng);
+  for (int n : {5, 6, 7, 100}) {  // more widths and heights that are not powers of two
+    check_probe(n, 5, b, rng);
+    check_probe(5, n, b, rng);
+  }
 #endif
 }
 INSTANTIATE_TEST_SUITE_P(Modes, GpuTextureBorder, ::testing::Range(0, kBorderCount),
@@ -587,18 +610,28 @@ INSTANTIATE_TEST_SUITE_P(Sizes, GpuConvolve,
 struct HarrisVariant {
   int block_size, ksize;
 };
-const HarrisVariant kHarris[] = {{3, 3}, {5, 3}, {3, 5}, {2, 1}, {4, 7}, {1, 3}, {7, 5}};
+// ksize 3 with block 3..7 runs the fast kernel where the view fits it (aligned, ≥ 152 wide), the
+// others the tile engine.
+const HarrisVariant kHarris[] = {{3, 3}, {5, 3}, {3, 5}, {2, 1}, {4, 7},
+                                 {1, 3}, {7, 5}, {4, 3}, {6, 3}, {7, 3}};
 
 #if JETPIPE_HAVE_CUDA
-void check_harris(const ImageView& src, const HarrisParams& p, std::mt19937& rng) {
+// rows_per_warp, lane_cols: the fast kernel's (0: the policy's).
+void check_harris(const ImageView& src, const HarrisParams& p, std::mt19937& rng,
+                  int rows_per_warp = 0, int lane_cols = 0) {
   SCOPED_TRACE("harris block " + std::to_string(p.block_size) + " ksize " +
-               std::to_string(p.ksize));
+               std::to_string(p.ksize) + " rows per warp " + std::to_string(rows_per_warp) +
+               " lane columns " + std::to_string(lane_cols));
   check_gpu_filter(
       src, p.border, PixelFormat::kF32,
       [&](const ImageView& s, const ImageView& d, int y0, int y1) { harris_ref(p, s, d, y0, y1); },
       [&](const FilterSource& s, const ImageView& d, int y0, int y1, cudaStream_t st,
-          FilterPath pa) { return launch_harris(p, s, d, y0, y1, st, pa); },
-      rng, /*relative_tol=*/true);
+          FilterPath pa) {
+        return rows_per_warp == 0 && lane_cols == 0
+                   ? launch_harris(p, s, d, y0, y1, st, pa)
+                   : launch_harris_rows(p, s, d, y0, y1, st, pa, rows_per_warp, lane_cols);
+      },
+      rng);
 }
 #endif
 
@@ -617,7 +650,41 @@ TEST_P(GpuHarris, MatchesTwin) {
   check_harris(src.view(), p, rng);
 #endif
 }
-INSTANTIATE_TEST_SUITE_P(Sizes, GpuHarris, ::testing::ValuesIn(make_cases(std::size(kHarris), {0})),
+INSTANTIATE_TEST_SUITE_P(Sizes, GpuHarris,
+                         ::testing::ValuesIn(make_cases(std::size(kHarris), {0, 9})), case_name);
+
+// The fast kernel's geometry, with 8 and with 4 columns a lane: 152 wide is one 4-column strip
+// (too narrow for 8: 4 instead), 272 one 8-column strip and two 4-column ones (the second at an
+// X0 that is not a multiple of 16), 297 one more strip moved left (both), 1040 several strips and a
+// moved one (both); 2 rows (row_near's least), 5, 19 and 40 rows, each through rows per warp of 1
+// (one output row a strip), 3, 16 and the policy's, every border mode, block 3..7 (v = block − 3).
+class GpuHarrisFast : public ::testing::TestWithParam<Case> {};
+TEST_P(GpuHarrisFast, MatchesTwin) {
+  JP_REQUIRE_GPU();
+#if JETPIPE_HAVE_CUDA
+  const Case& c = GetParam();
+  HarrisParams p;
+  p.block_size = 3 + c.variant;
+  p.ksize = 3;
+  p.k = 0.04;
+  p.border = kBorders[c.border].border;
+  std::mt19937 rng(fresh_seed());
+  const HostImage src = random_image(c.size.w, c.size.h, PixelFormat::kGray8, rng);
+  for (int lanes : {8, 4}) {
+    for (int rows : {0, 1, 3, 16}) check_harris(src.view(), p, rng, rows, lanes);
+  }
+#endif
+}
+std::vector<Case> harris_fast_cases() {
+  std::vector<Case> cases;
+  for (const Size2& s : {Size2{152, 2}, Size2{272, 5}, Size2{297, 19}, Size2{1040, 40}}) {
+    for (int b = 0; b < kBorderCount; ++b) {
+      for (int v = 0; v < 5; ++v) cases.push_back({s, b, v});
+    }
+  }
+  return cases;
+}
+INSTANTIATE_TEST_SUITE_P(Geometry, GpuHarrisFast, ::testing::ValuesIn(harris_fast_cases()),
                          case_name);
 
 // ---- launcher contract -------------------------------------------------------------------------

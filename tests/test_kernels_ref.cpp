@@ -32,6 +32,7 @@
 #include "kernels/gaussian.h"
 #include "kernels/harris.h"
 #include "kernels/histogram.h"
+#include "kernels/ref_util.h"
 #include "kernels/sobel.h"
 #include "kernels/stats.h"
 #include "kernels/threshold.h"
@@ -692,6 +693,90 @@ TEST_P(HarrisRef, MatchesCornerHarris) {
 }
 INSTANTIATE_TEST_SUITE_P(Sizes, HarrisRef, ::testing::ValuesIn(make_cases(std::size(kHarris), {0})),
                          case_name);
+
+// The twin's definition (harris.h) written out a second way, per output and without any
+// separability: each box position's tensor cell remapped with the border (0 outside a constant
+// border), its gradients from the image's pixels with the border, int64 sums, then the double
+// operations. The twin must equal it bit for bit, in one call and in strips.
+TEST(HarrisRef, EqualsItsDefinitionBitForBit) {
+  std::mt19937 rng(fresh_seed());
+  const HarrisVariant variants[] = {{1, 1}, {2, 1}, {3, 3}, {4, 3}, {7, 3}, {3, 5}, {5, 7}, {8, 5}};
+  const Size2 sizes[] = {{1, 1}, {2, 5}, {6, 3}, {19, 11}, {40, 23}};
+  for (const HarrisVariant& v : variants) {
+    for (const NamedBorder& nb : kBorders) {
+      for (const Size2& sz : sizes) {
+        SCOPED_TRACE("block " + std::to_string(v.block_size) + " ksize " + std::to_string(v.ksize) +
+                     " " + nb.name + " " + std::to_string(sz.w) + "x" + std::to_string(sz.h));
+        HarrisParams p;
+        p.block_size = v.block_size;
+        p.ksize = v.ksize;
+        p.k = 0.04;
+        p.border = nb.border;
+        const HostImage img = random_image(sz.w, sz.h, PixelFormat::kGray8, rng);
+        const ImageView src = img.view();
+        const Output ours = run_rows([&](const ImageView& s, const ImageView& d, int y0,
+                                         int y1) { harris_ref(p, s, d, y0, y1); },
+                                     src, PixelFormat::kF32);
+
+        SobelParams sx, sy;
+        sx.ksize = sy.ksize = p.ksize;
+        sy.dx = 0;
+        sy.dy = 1;
+        std::vector<float> dxx, dxy, dyx, dyy;  // d/dx along x, along y; d/dy along x, along y
+        sobel_taps(sx, &dxx, &dxy);
+        sobel_taps(sy, &dyx, &dyy);
+        const std::uint8_t fill = ref::border_value_u8(p.border);
+        const auto pixel = [&](int x, int y) -> std::int64_t {
+          const int rx = border_remap(x, sz.w, p.border.mode);
+          const int ry = border_remap(y, sz.h, p.border.mode);
+          return rx < 0 || ry < 0 ? fill : src.row<std::uint8_t>(ry)[rx];
+        };
+        const auto grad = [&](const std::vector<float>& tx, const std::vector<float>& ty, int x,
+                              int y) {
+          const int hx = static_cast<int>(tx.size()) / 2, hy = static_cast<int>(ty.size()) / 2;
+          std::int64_t g = 0;
+          for (int a = 0; a < static_cast<int>(ty.size()); ++a) {
+            for (int b = 0; b < static_cast<int>(tx.size()); ++b) {
+              g += static_cast<std::int64_t>(ty[a]) * static_cast<std::int64_t>(tx[b]) *
+                   pixel(x - hx + b, y - hy + a);
+            }
+          }
+          return g;
+        };
+        const double scale = 1.0 / (static_cast<double>(1 << (p.ksize - 1)) * p.block_size * 255.0);
+        const double s2 = scale * scale;
+        const int anchor = p.block_size / 2;
+        HostImage want(sz.w, sz.h, PixelFormat::kF32);
+        for (int y = 0; y < sz.h; ++y) {
+          for (int x = 0; x < sz.w; ++x) {
+            std::int64_t sxx = 0, sxy = 0, syy = 0;
+            for (int i = 0; i < p.block_size; ++i) {
+              for (int j = 0; j < p.block_size; ++j) {
+                const int cx = border_remap(x - anchor + j, sz.w, p.border.mode);
+                const int cy = border_remap(y - anchor + i, sz.h, p.border.mode);
+                if (cx < 0 || cy < 0) continue;  // constant: the tensor is 0 outside
+                const std::int64_t gx = grad(dxx, dxy, cx, cy), gy = grad(dyx, dyy, cx, cy);
+                sxx += gx * gx;
+                sxy += gx * gy;
+                syy += gy * gy;
+              }
+            }
+            const double a = static_cast<double>(sxx) * s2;
+            const double b = static_cast<double>(sxy) * s2;
+            const double c = static_cast<double>(syy) * s2;
+            // volatile: each product rounded on its own, whatever this file's -ffp-contract.
+            const volatile double ac = a * c, bb = b * b;
+            const double det = ac - bb;
+            const double tr = a + c;
+            const volatile double ktt = p.k * tr * tr;
+            want.view().row<float>(y)[x] = static_cast<float>(det - ktt);
+          }
+        }
+        EXPECT_TRUE(same_pixels(ours.view, want.view()));
+      }
+    }
+  }
+}
 
 // ---- histogram
 // ---------------------------------------------------------------------------------------

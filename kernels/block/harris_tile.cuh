@@ -1,0 +1,181 @@
+// SPDX-License-Identifier: MIT
+// harris's exact pieces shared by its two kernels (kernels/harris.cu):
+//   harris_response()  the one double evaluation of harris.h, operation for operation (__d*_rn: no
+//                      contraction), from the three exact sums;
+//   harris_tile()      the general tile engine: any ksize (1, 3, 5, 7) and block_size (1..31); the
+//                      standalone kernel's body and the fast kernel's edge columns.
+//
+// A tile makes up to kHarrisTileW × kHarrisTileH outputs: the image tile + halo in shared memory
+// (through the source: global loads or texture fetches, the image border), the integer gradients
+// of the tile + box halo (positions outside the image: 0 for a constant border, computed from the
+// periodic extension for wrap, else copied from the remapped position, which lies in the same
+// tile), then per output the exact int64 box sums and the response.
+//
+//   extern __shared__ __align__(16) std::uint8_t smem[];   // HarrisGeom(...).smem_bytes()
+//   dev::harris_tile(src, args, tx0, ty0, rows, x_end, smem, threadIdx.x, blockDim.x);
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "kernels/block/filter_source.cuh"
+#include "kernels/tuning_filters.h"
+#include "pipeline/core/border.h"
+
+namespace jetpipe::dev {
+
+constexpr int kHarrisMaxTaps = 7;
+
+struct HarrisArgs {
+  int gx_x[kHarrisMaxTaps], gx_y[kHarrisMaxTaps];  // d/dx: taps along x, along y
+  int gy_x[kHarrisMaxTaps], gy_y[kHarrisMaxTaps];  // d/dy
+  int gx_nx, gx_ny, gy_nx, gy_ny;
+  int r;           // gradient radius
+  int bs, anchor;  // box size and anchor (bs / 2)
+  double s2, k;    // s², s = 1 / (2^(ksize−1) · bs · 255), computed as the twin does
+  BorderMode mode;
+  int width, height, y0, y1;
+  std::uint8_t* dst;
+  std::size_t pitch;
+  bool aligned4;  // F32 rows 4-byte aligned
+};
+
+// R from the exact sums (as doubles: exact, |sum| < 2^47), harris.h's operations in its order.
+__device__ __forceinline__ float harris_response(double sxx, double sxy, double syy, double s2,
+                                                 double k) {
+  const double a = __dmul_rn(sxx, s2);
+  const double b = __dmul_rn(sxy, s2);
+  const double c = __dmul_rn(syy, s2);
+  const double det = __dsub_rn(__dmul_rn(a, c), __dmul_rn(b, b));
+  const double tr = __dadd_rn(a, c);
+  return __double2float_rn(__dsub_rn(det, __dmul_rn(__dmul_rn(k, tr), tr)));
+}
+
+__host__ __device__ inline int ceil16(int v) { return (v + 15) & ~15; }
+
+struct HarrisGeom {
+  int img_left, img_stride, img_rows, cov_w, cov_h;
+  __host__ __device__ HarrisGeom(int bs, int anchor, int r) {
+    img_left = ceil16(anchor + r);  // tile origin x = tx0 − img_left (tx0 a multiple of 16)
+    img_stride = img_left + kHarrisTileW + ceil16(bs - 1 - anchor + r);
+    img_rows = kHarrisTileH + bs - 1 + 2 * r;
+    cov_w = kHarrisTileW + bs - 1;
+    cov_h = kHarrisTileH + bs - 1;
+  }
+  __host__ __device__ int img_bytes() const { return ceil16(img_stride * img_rows); }
+  // The image tile, then Dx and Dy (int32) of the tensor tile.
+  __host__ __device__ std::size_t smem_bytes() const {
+    return static_cast<std::size_t>(img_bytes()) + 2 * sizeof(int) * cov_w * cov_h;
+  }
+};
+
+// Σ_u ty[u] · Σ_v tx[v] · img(row − ny/2 + u, col − nx/2 + v): exact integers.
+__device__ __forceinline__ int derivative(const std::uint8_t* img, int stride, int row, int col,
+                                          const int* tx, int nx, const int* ty, int ny) {
+  int sum = 0;
+  for (int u = 0; u < ny; ++u) {
+    const std::uint8_t* p = img + (row - ny / 2 + u) * stride + col - nx / 2;
+    int s = 0;
+    for (int v = 0; v < nx; ++v) s += tx[v] * static_cast<int>(p[v]);
+    sum += ty[u] * s;
+  }
+  return sum;
+}
+
+// Outputs of columns [tx0, min(tx0 + kHarrisTileW, x_end)) and rows [ty0, ty0 + th) (th ≤
+// kHarrisTileH), tx0 a multiple of 16. smem: HarrisGeom(bs, anchor, r).smem_bytes(), 16-byte
+// aligned. Ends with every thread past its last shared-memory access (a following call may reuse
+// smem after a __syncthreads).
+template <class Src>
+__device__ __forceinline__ void harris_tile(const Src& src, const HarrisArgs& a, int tx0, int ty0,
+                                            int th, int x_end, std::uint8_t* smem, int tid,
+                                            int nthreads) {
+  const HarrisGeom g(a.bs, a.anchor, a.r);
+  std::uint8_t* img = smem;
+  int* gx = reinterpret_cast<int*>(smem + g.img_bytes());
+  int* gy = gx + g.cov_w * g.cov_h;
+  const int cx0 = tx0 - a.anchor, cy0 = ty0 - a.anchor;  // tensor tile origin
+  const int ix0 = tx0 - g.img_left, iy0 = cy0 - a.r;     // image tile origin
+  // All kHarrisTileH + bs − 1 tensor rows even when th is smaller: the remapped positions of rows
+  // above the image lie among them.
+  const int cov_rows = g.cov_h;
+
+  load_tile(src, img, g.img_stride, ix0, iy0, g.img_rows, tid, nthreads);
+  __syncthreads();
+
+  const int ncov = g.cov_w * cov_rows;
+  const bool periodic = a.mode == BorderMode::kWrap;
+  const bool zero_outside = a.mode == BorderMode::kConstant;
+  for (int i = tid; i < ncov; i += nthreads) {
+    const int ci = i / g.cov_w, cj = i - ci * g.cov_w;
+    const int cx = cx0 + cj, cy = cy0 + ci;
+    const bool inside = static_cast<unsigned>(cx) < static_cast<unsigned>(a.width) &&
+                        static_cast<unsigned>(cy) < static_cast<unsigned>(a.height);
+    if (inside || periodic) {
+      const int row = cy - iy0, col = cx - ix0;
+      gx[i] = derivative(img, g.img_stride, row, col, a.gx_x, a.gx_nx, a.gx_y, a.gx_ny);
+      gy[i] = derivative(img, g.img_stride, row, col, a.gy_x, a.gy_nx, a.gy_y, a.gy_ny);
+    } else if (zero_outside) {
+      gx[i] = gy[i] = 0;
+    }
+  }
+  __syncthreads();
+
+  if (!periodic && !zero_outside) {  // replicate, reflect, reflect101: the remapped position's
+    for (int i = tid; i < ncov; i += nthreads) {
+      const int ci = i / g.cov_w, cj = i - ci * g.cov_w;
+      const int cx = cx0 + cj, cy = cy0 + ci;
+      if (static_cast<unsigned>(cx) < static_cast<unsigned>(a.width) &&
+          static_cast<unsigned>(cy) < static_cast<unsigned>(a.height)) {
+        continue;
+      }
+      const int sj = border_remap(cx, a.width, a.mode) - cx0;
+      const int si = border_remap(cy, a.height, a.mode) - cy0;
+      // Positions some output needs always remap into the tile; others are never read.
+      if (sj >= 0 && sj < g.cov_w && si >= 0 && si < cov_rows) {
+        const int s = si * g.cov_w + sj;
+        gx[i] = gx[s];
+        gy[i] = gy[s];
+      }
+    }
+    __syncthreads();
+  }
+
+  for (int i = tid; i < kHarrisTileW * th; i += nthreads) {
+    const int oy = i / kHarrisTileW, ox = i % kHarrisTileW;
+    const int x = tx0 + ox, y = ty0 + oy;
+    if (x >= x_end) continue;
+    long long sxx = 0, sxy = 0, syy = 0;
+    for (int u = 0; u < a.bs; ++u) {
+      const int base = (oy + u) * g.cov_w + ox;
+      for (int v = 0; v < a.bs; ++v) {
+        const long long dx = gx[base + v], dy = gy[base + v];
+        sxx += dx * dx;
+        sxy += dx * dy;
+        syy += dy * dy;
+      }
+    }
+    const float v =
+        harris_response(__ll2double_rn(sxx), __ll2double_rn(sxy), __ll2double_rn(syy), a.s2, a.k);
+    std::uint8_t* row = a.dst + static_cast<std::size_t>(y) * a.pitch;
+    if (a.aligned4) {
+      reinterpret_cast<float*>(row)[x] = v;
+    } else {
+      const std::uint32_t u = __float_as_uint(v);
+      for (int b = 0; b < 4; ++b) row[4 * x + b] = static_cast<std::uint8_t>(u >> (8 * b));
+    }
+  }
+}
+
+// Grid: x = ceil(width / kHarrisTileW), y = ceil((y1 − y0) / kHarrisTileH); kHarrisThreads.
+template <class Src>
+__global__ void __launch_bounds__(kHarrisThreads)
+    harris_tile_kernel(const Src src, const HarrisArgs a) {
+  extern __shared__ __align__(16) std::uint8_t smem[];
+  const int tx0 = static_cast<int>(blockIdx.x) * kHarrisTileW;
+  const int ty0 = a.y0 + static_cast<int>(blockIdx.y) * kHarrisTileH;
+  harris_tile(src, a, tx0, ty0, min(kHarrisTileH, a.y1 - ty0), a.width, smem, threadIdx.x,
+              kHarrisThreads);
+}
+
+}  // namespace jetpipe::dev
