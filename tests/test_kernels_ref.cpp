@@ -37,6 +37,7 @@
 #include "kernels/stats.h"
 #include "kernels/threshold.h"
 #include "kernels/to_gray.h"
+#include "tests/filter_cases.h"
 #include "tests/test_util.h"
 
 #if JETPIPE_HAVE_OPENCV
@@ -55,52 +56,19 @@ using test::random_image;
 // ---- Cases: size × border × filter variant
 // ---------------------------------------------------------
 
-struct NamedBorder {
-  const char* name;
-  Border border;
-};
-const NamedBorder kBorders[] = {
-    {"constant0", {BorderMode::kConstant, 0}},    {"constant77", {BorderMode::kConstant, 77.3}},
-    {"replicate", {BorderMode::kReplicate, 0}},   {"reflect", {BorderMode::kReflect, 0}},
-    {"reflect101", {BorderMode::kReflect101, 0}}, {"wrap", {BorderMode::kWrap, 0}},
-};
-constexpr int kBorderCount = sizeof(kBorders) / sizeof(kBorders[0]);
+using test::Case;
+using test::case_name;
+using test::kBorderCount;
+using test::kBig;
+using test::kBorders;
+using test::NamedBorder;
+using test::Size2;
 
-struct Size2 {
-  int w, h;
-};
-const Size2 kSizes[] = {{1, 1}, {1, 7}, {7, 1}, {3, 129}, {129, 3}, {113, 113}, {640, 480}};
-const Size2 kBig = {1920, 1080};
+// The sizes of the twin-against-OpenCV cases (and 1920×1080 for a few, see make_cases).
+const std::vector<Size2> kSizes = {{1, 1}, {1, 7}, {7, 1}, {3, 129}, {129, 3}, {113, 113}, {640, 480}};
 
-struct Case {
-  Size2 size;
-  int border;   // index into kBorders
-  int variant;  // index into the suite's table of settings
-};
-
-// Every size × border × variant, and 1920×1080 for a few borders and the given variants only (so
-// that the whole suite stays fast).
 std::vector<Case> make_cases(int variants, const std::vector<int>& big_variants) {
-  std::vector<Case> cases;
-  for (const Size2& s : kSizes) {
-    for (int b = 0; b < kBorderCount; ++b) {
-      for (int v = 0; v < variants; ++v) cases.push_back({s, b, v});
-    }
-  }
-  for (int b : {1, 4, 5}) {  // constant77, reflect101, wrap
-    for (int v : big_variants) cases.push_back({kBig, b, v});
-  }
-  return cases;
-}
-
-std::string case_name(const ::testing::TestParamInfo<Case>& info) {
-  const Case& c = info.param;
-  return std::to_string(c.size.w) + "x" + std::to_string(c.size.h) + "_" + kBorders[c.border].name +
-         "_v" + std::to_string(c.variant);
-}
-
-void PrintTo(const Case& c, std::ostream* os) {
-  *os << c.size.w << "x" << c.size.h << " " << kBorders[c.border].name << " variant " << c.variant;
+  return test::make_cases(kSizes, variants, big_variants);
 }
 
 // For suites without a border.
