@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "pipeline/core/error.h"
+#include "pipeline/io/io_internal.h"
 
 namespace jetpipe {
 
@@ -74,24 +75,12 @@ Query parse_query(const std::string& q) {
   return out;
 }
 
-bool parse_int(const std::string& s, std::int64_t lo, std::int64_t hi, std::int64_t* out) {
-  if (s.empty() || s.size() > 12) return false;
-  std::int64_t v = 0;
-  for (char c : s) {
-    if (c < '0' || c > '9') return false;
-    v = v * 10 + (c - '0');
-  }
-  if (v < lo || v > hi) return false;
-  *out = v;
-  return true;
-}
-
 // Splits "HOST:PORT" (HOST may be empty or [v6]); false when PORT is not 1..65535.
 bool split_host_port(const std::string& s, std::string* host, int* port) {
   const std::size_t colon = s.rfind(':');
   if (colon == std::string::npos) return false;
   std::int64_t p = 0;
-  if (!parse_int(s.substr(colon + 1), 1, 65535, &p)) return false;
+  if (!io_detail::parse_decimal(s.substr(colon + 1), 1, 65535, &p)) return false;
   *host = s.substr(0, colon);
   if (host->size() >= 2 && host->front() == '[' && host->back() == ']') {
     *host = host->substr(1, host->size() - 2);
@@ -114,13 +103,13 @@ void apply_query(const std::string& uri, const Query& q, const std::vector<std::
     };
     std::int64_t n = 0;
     if (key == "w" || key == "h") {
-      if (!parse_int(value, 1, 16384, &n)) throw bad("an integer 1..16384");
+      if (!io_detail::parse_decimal(value, 1, 16384, &n)) throw bad("an integer 1..16384");
       (key == "w" ? spec->width : spec->height) = static_cast<int>(n);
     } else if (key == "fps") {
-      if (!parse_int(value, 1, 1000, &n)) throw bad("an integer 1..1000");
+      if (!io_detail::parse_decimal(value, 1, 1000, &n)) throw bad("an integer 1..1000");
       spec->fps = static_cast<int>(n);
     } else if (key == "frames") {
-      if (!parse_int(value, 0, 1000000000, &n)) throw bad("an integer 0..1000000000; 0: endless");
+      if (!io_detail::parse_decimal(value, 0, 1000000000, &n)) throw bad("an integer 0..1000000000; 0: endless");
       spec->frames = n == 0 ? -1 : n;
     } else if (key == "live") {
       if (value != "true" && value != "false" && value != "1" && value != "0") {
@@ -144,7 +133,7 @@ void apply_query(const std::string& uri, const Query& q, const std::vector<std::
       if (value != "h264" && value != "h265") throw bad("h264 or h265");
       spec->codec = value;
     } else if (key == "latency") {
-      if (!parse_int(value, 0, 10000, &n)) throw bad("milliseconds 0..10000");
+      if (!io_detail::parse_decimal(value, 0, 10000, &n)) throw bad("milliseconds 0..10000");
       spec->latency_ms = static_cast<int>(n);
     }
   }
@@ -240,7 +229,7 @@ SourceSpec parse_gst_source_uri(const std::string& uri, PixelFormat format) {
     apply_query(uri, query, {"w", "h", "fps", "format"}, &spec);
   } else if (scheme == "csi") {
     std::int64_t n = 0;
-    if (!parse_int(head, 0, 15, &n)) {
+    if (!io_detail::parse_decimal(head, 0, 15, &n)) {
       throw input_error(where + "bad sensor '" + head + "' (csi://N, N = sensor-id 0..15)");
     }
     spec.kind = GstSourceKind::kCsi;

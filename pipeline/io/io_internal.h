@@ -44,6 +44,20 @@ void write_pfm(const std::string& path, const ImageView& image);  // F32 or S16 
 // Any supported image file, chosen by extension (content sniffed for unknown ones).
 HostImage decode_image_file(const std::string& path);
 
+// Parses a plain decimal integer in [lo, hi] (no sign, at most 12 digits): URI query values.
+inline bool parse_decimal(const std::string& s, std::int64_t lo, std::int64_t hi,
+                          std::int64_t* out) {
+  if (s.empty() || s.size() > 12) return false;
+  std::int64_t v = 0;
+  for (char c : s) {
+    if (c < '0' || c > '9') return false;
+    v = v * 10 + (c - '0');
+  }
+  if (v < lo || v > hi) return false;
+  *out = v;
+  return true;
+}
+
 // Source factories; `uri` is what the user wrote (for messages).
 std::unique_ptr<Source> open_frames_source(const std::string& uri, const std::string& spec);
 std::unique_ptr<Source> open_y4m_source(const std::string& uri, const std::string& path);

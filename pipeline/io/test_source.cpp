@@ -218,18 +218,6 @@ class TestSource : public Source {
   std::int64_t index_ = 0;
 };
 
-bool parse_count(const std::string& s, std::int64_t lo, std::int64_t hi, std::int64_t* out) {
-  if (s.empty() || s.size() > 12) return false;
-  std::int64_t v = 0;
-  for (char c : s) {
-    if (c < '0' || c > '9') return false;
-    v = v * 10 + (c - '0');
-  }
-  if (v < lo || v > hi) return false;
-  *out = v;
-  return true;
-}
-
 }  // namespace
 
 std::unique_ptr<Source> open_test_source(const std::string& uri, const std::string& spec) {
@@ -264,11 +252,11 @@ std::unique_ptr<Source> open_test_source(const std::string& uri, const std::stri
       return input_error(where + "bad value " + key + "=" + value + " (" + valid + ")");
     };
     if (key == "w") {
-      if (!parse_count(value, 1, kMaxSide, &w)) throw bad("an integer 1..16384");
+      if (!parse_decimal(value, 1, kMaxSide, &w)) throw bad("an integer 1..16384");
     } else if (key == "h") {
-      if (!parse_count(value, 1, kMaxSide, &h)) throw bad("an integer 1..16384");
+      if (!parse_decimal(value, 1, kMaxSide, &h)) throw bad("an integer 1..16384");
     } else if (key == "frames") {
-      if (!parse_count(value, 1, kMaxFrames, &frames)) throw bad("an integer 1..1000000000");
+      if (!parse_decimal(value, 1, kMaxFrames, &frames)) throw bad("an integer 1..1000000000");
     } else if (key == "format") {
       if (value == "gray8") {
         format = PixelFormat::kGray8;
