@@ -139,6 +139,23 @@ std::vector<DeviceImage> Bench::inputs(const Size& s, PixelFormat f, Data data, 
   return out;
 }
 
+#if JETPIPE_HAVE_NPP
+NppStreamContext npp_context(const Bench& b) {
+  NppStreamContext c{};
+  const cudaDeviceProp& p = b.props();
+  c.hStream = b.stream();
+  JP_CUDA(cudaGetDevice(&c.nCudaDeviceId));
+  c.nMultiProcessorCount = p.multiProcessorCount;
+  c.nMaxThreadsPerMultiProcessor = p.maxThreadsPerMultiProcessor;
+  c.nMaxThreadsPerBlock = p.maxThreadsPerBlock;
+  c.nSharedMemPerBlock = p.sharedMemPerBlock;
+  c.nCudaDevAttrComputeCapabilityMajor = p.major;
+  c.nCudaDevAttrComputeCapabilityMinor = p.minor;
+  JP_CUDA(cudaStreamGetFlags(b.stream(), &c.nStreamFlags));
+  return c;
+}
+#endif
+
 void Bench::add(Row row) {
   const double gbps = row.bytes / (row.us * 1e3);
   std::printf("%-22s %-14s %-12s %-8s %10.1f us %8.1f GB/s %6.1f%%  %s\n", row.kernel.c_str(),

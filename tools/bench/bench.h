@@ -14,6 +14,9 @@
 #include <vector>
 
 #include "pipeline/core/cuda_memory.h"
+#if JETPIPE_HAVE_NPP
+#include <nppdefs.h>
+#endif
 #include "pipeline/core/image.h"
 
 namespace jetpipe::bench {
@@ -78,6 +81,11 @@ class Bench {
   double copy_gbps_ = 0;
   std::vector<Row> rows_;
 };
+
+#if JETPIPE_HAVE_NPP
+// NPP's stream context for the bench's stream and device (the *_Ctx entry points).
+NppStreamContext npp_context(const Bench& b);
+#endif
 
 // Areas (one file each).
 void bench_reductions(Bench& b);  // histogram, stats, fused; CUB and NPP and OpenCV beside

@@ -104,20 +104,6 @@ std::string count_differences(const ImageView& a, const ImageView& b, const char
   return std::to_string(diff) + " px differ from " + what;
 }
 
-NppStreamContext npp_context(const Bench& b) {
-  NppStreamContext c{};
-  const cudaDeviceProp& p = b.props();
-  c.hStream = b.stream();
-  JP_CUDA(cudaGetDevice(&c.nCudaDeviceId));
-  c.nMultiProcessorCount = p.multiProcessorCount;
-  c.nMaxThreadsPerMultiProcessor = p.maxThreadsPerMultiProcessor;
-  c.nMaxThreadsPerBlock = p.maxThreadsPerBlock;
-  c.nSharedMemPerBlock = p.sharedMemPerBlock;
-  c.nCudaDevAttrComputeCapabilityMajor = p.major;
-  c.nCudaDevAttrComputeCapabilityMinor = p.minor;
-  JP_CUDA(cudaStreamGetFlags(b.stream(), &c.nStreamFlags));
-  return c;
-}
 
 void npp_check(NppStatus s, const char* what) {
   if (s != NPP_SUCCESS)

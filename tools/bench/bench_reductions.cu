@@ -68,20 +68,6 @@ bool same_stats(const StatsAccum& a, const StatsAccum& b) {
 }
 
 #if JETPIPE_HAVE_NPP
-NppStreamContext npp_context(const Bench& b) {
-  NppStreamContext c{};
-  const cudaDeviceProp& p = b.props();
-  c.hStream = b.stream();
-  JP_CUDA(cudaGetDevice(&c.nCudaDeviceId));
-  c.nMultiProcessorCount = p.multiProcessorCount;
-  c.nMaxThreadsPerMultiProcessor = p.maxThreadsPerMultiProcessor;
-  c.nMaxThreadsPerBlock = p.maxThreadsPerBlock;
-  c.nSharedMemPerBlock = p.sharedMemPerBlock;
-  c.nCudaDevAttrComputeCapabilityMajor = p.major;
-  c.nCudaDevAttrComputeCapabilityMinor = p.minor;
-  JP_CUDA(cudaStreamGetFlags(b.stream(), &c.nStreamFlags));
-  return c;
-}
 
 // The buffer-size query's output type changed across NPP versions (int*, size_t*): deduce it.
 template <class R, class A, class B, class C, class D>
