@@ -1,14 +1,17 @@
 // SPDX-License-Identifier: MIT
-// The size × border × variant cases shared by the filter suites (CPU twins against OpenCV, GPU twins
+// The size × border × variant cases and filter settings shared by the filter suites (CPU twins against OpenCV, GPU twins
 // against the CPU twins), with gtest names like "113x113_reflect101_v2".
 #pragma once
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <ostream>
+#include <random>
 #include <string>
 #include <vector>
 
+#include "kernels/convolve.h"
 #include "pipeline/core/border.h"
 
 namespace jetpipe::test {
@@ -59,6 +62,45 @@ inline std::string case_name(const ::testing::TestParamInfo<Case>& info) {
 
 inline void PrintTo(const Case& c, std::ostream* os) {
   *os << c.size.w << "x" << c.size.h << " " << kBorders[c.border].name << " variant " << c.variant;
+}
+
+// The filters' settings; each suite lists the ones it runs.
+struct GaussianVariant {
+  int ksize;
+  double sigma;
+};
+struct BoxVariant {
+  int ksize;
+  bool normalize;
+};
+struct SobelVariant {
+  int dx, dy, ksize;
+  double scale;
+  bool abs8;
+};
+struct ConvolveVariant {
+  int rows, cols;
+};
+struct HarrisVariant {
+  int block_size, ksize;
+};
+
+// Random taps: mostly positive, some negative, summing to about 1, and a random delta.
+inline ConvolveParams random_convolve(const ConvolveVariant& v, const Border& b, std::mt19937& rng) {
+  ConvolveParams p;
+  p.rows = v.rows;
+  p.cols = v.cols;
+  p.border = b;
+  std::uniform_real_distribution<float> tap(-0.4f, 1.0f);
+  float sum = 0;
+  for (int i = 0; i < v.rows * v.cols; ++i) {
+    p.taps.push_back(tap(rng));
+    sum += p.taps.back();
+  }
+  if (std::fabs(sum) < 0.1f) sum = 0.1f;
+  for (float& t : p.taps) t /= sum;
+  p.delta = std::uniform_real_distribution<double>(-20, 20)(rng);
+  return p;
 }
 
 }  // namespace jetpipe::test

@@ -385,10 +385,7 @@ INSTANTIATE_TEST_SUITE_P(Modes, GpuTextureBorder, ::testing::Range(0, kBorderCou
 
 // ---- gaussian ----------------------------------------------------------------------------------
 
-struct GaussianVariant {
-  int ksize;
-  double sigma;
-};
+using test::GaussianVariant;
 // Fixed tables (3, 5, 7, 9), sampled kernels (15, 31), sigma-derived sizes (ksize 0), a tiny sigma
 // whose Q8 taps are 0 256 0 (the identity), ksize 1.
 const GaussianVariant kGaussian[] = {{3, 0},   {5, 0},   {7, 0},   {9, 0}, {15, 0}, {31, 0},
@@ -439,10 +436,7 @@ TEST(GpuGaussianWide, Width16384) {
 
 // ---- box ---------------------------------------------------------------------------------------
 
-struct BoxVariant {
-  int ksize;
-  bool normalize;
-};
+using test::BoxVariant;
 const BoxVariant kBox[] = {{1, true},  {3, true},  {5, true},  {9, true},
                            {15, true}, {3, false}, {5, false}, {15, false}};
 
@@ -477,11 +471,7 @@ INSTANTIATE_TEST_SUITE_P(Sizes, GpuBox, ::testing::ValuesIn(make_cases(std::size
 
 // ---- sobel -------------------------------------------------------------------------------------
 
-struct SobelVariant {
-  int dx, dy, ksize;
-  double scale;
-  bool abs8;
-};
+using test::SobelVariant;
 const SobelVariant kSobel[] = {
     {1, 0, 3, 1, false},  {0, 1, 3, 1, false},   {1, 1, 3, 1, false},   {2, 0, 5, 1, false},
     {0, 2, 5, 1, false},  {1, 2, 5, 1, false},   {1, 0, 1, 1, false},   {0, 2, 1, 1, false},
@@ -525,27 +515,9 @@ INSTANTIATE_TEST_SUITE_P(Sizes, GpuSobel,
 
 // ---- convolve ----------------------------------------------------------------------------------
 
-struct ConvolveVariant {
-  int rows, cols;
-};
+using test::ConvolveVariant;
+using test::random_convolve;
 const ConvolveVariant kConvolve[] = {{3, 5}, {15, 15}, {1, 1}, {5, 3}, {7, 1}};
-
-ConvolveParams random_convolve(const ConvolveVariant& v, const Border& b, std::mt19937& rng) {
-  ConvolveParams p;
-  p.rows = v.rows;
-  p.cols = v.cols;
-  p.border = b;
-  std::uniform_real_distribution<float> tap(-0.4f, 1.0f);
-  float sum = 0;
-  for (int i = 0; i < v.rows * v.cols; ++i) {
-    p.taps.push_back(tap(rng));
-    sum += p.taps.back();
-  }
-  if (std::fabs(sum) < 0.1f) sum = 0.1f;
-  for (float& t : p.taps) t /= sum;
-  p.delta = std::uniform_real_distribution<double>(-20, 20)(rng);
-  return p;
-}
 
 #if JETPIPE_HAVE_CUDA
 void check_convolve(const ImageView& src, const ConvolveParams& p, std::mt19937& rng) {
@@ -577,9 +549,7 @@ INSTANTIATE_TEST_SUITE_P(Sizes, GpuConvolve,
 
 // ---- harris ------------------------------------------------------------------------------------
 
-struct HarrisVariant {
-  int block_size, ksize;
-};
+using test::HarrisVariant;
 // ksize 3 with block 3..7 runs the fast kernel where the view fits it (aligned, ≥ 152 wide), the
 // others the tile engine.
 const HarrisVariant kHarris[] = {{3, 3}, {5, 3}, {3, 5}, {2, 1}, {4, 7},

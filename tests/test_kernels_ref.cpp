@@ -333,10 +333,7 @@ TEST(ToGrayRefAll, EveryColourMatchesCvtColor) {
 // ---- gaussian
 // ----------------------------------------------------------------------------------------
 
-struct GaussianVariant {
-  int ksize;
-  double sigma;
-};
+using test::GaussianVariant;
 const GaussianVariant kGaussian[] = {{3, 0}, {5, 0}, {7, 0}, {9, 0}, {15, 0}, {5, 1.2}, {0, 1.7}};
 
 #if JETPIPE_HAVE_OPENCV
@@ -401,10 +398,7 @@ TEST(GaussianRefTaps, MatchGetGaussianKernelAndResolve) {
 // ---- box
 // ---------------------------------------------------------------------------------------------
 
-struct BoxVariant {
-  int ksize;
-  bool normalize;
-};
+using test::BoxVariant;
 // 17² > 256 takes OpenCV's 32-bit sum path, smaller ones its 16-bit path.
 const BoxVariant kBox[] = {{1, true},  {3, true},   {3, false}, {5, true},
                            {15, true}, {15, false}, {17, true}};
@@ -443,11 +437,7 @@ INSTANTIATE_TEST_SUITE_P(Sizes, BoxRef, ::testing::ValuesIn(make_cases(std::size
 // ---- sobel
 // -------------------------------------------------------------------------------------------
 
-struct SobelVariant {
-  int dx, dy, ksize;
-  double scale;
-  bool abs8;
-};
+using test::SobelVariant;
 const SobelVariant kSobel[] = {
     {1, 0, 3, 1, false}, {0, 1, 3, 1, false},   {1, 1, 3, 1, false},   {2, 0, 5, 1, false},
     {0, 2, 5, 1, false}, {1, 2, 5, 1, false},   {1, 0, 1, 1, false},   {0, 2, 1, 1, false},
@@ -521,28 +511,9 @@ TEST(SobelRefTaps, MatchGetDerivKernels) {
 // ---- convolve
 // ----------------------------------------------------------------------------------------
 
-struct ConvolveVariant {
-  int rows, cols;
-};
+using test::ConvolveVariant;
+using test::random_convolve;
 const ConvolveVariant kConvolve[] = {{3, 5}, {15, 15}, {1, 1}};
-
-// Random taps: mostly positive, some negative, summing to about 1, and a random delta.
-ConvolveParams random_convolve(const ConvolveVariant& v, const Border& b, std::mt19937& rng) {
-  ConvolveParams p;
-  p.rows = v.rows;
-  p.cols = v.cols;
-  p.border = b;
-  std::uniform_real_distribution<float> tap(-0.4f, 1.0f);
-  float sum = 0;
-  for (int i = 0; i < v.rows * v.cols; ++i) {
-    p.taps.push_back(tap(rng));
-    sum += p.taps.back();
-  }
-  if (std::fabs(sum) < 0.1f) sum = 0.1f;
-  for (float& t : p.taps) t /= sum;
-  p.delta = std::uniform_real_distribution<double>(-20, 20)(rng);
-  return p;
-}
 
 #if JETPIPE_HAVE_OPENCV
 void check_convolve(const ImageView& src, const ConvolveParams& p) {
@@ -579,9 +550,7 @@ INSTANTIATE_TEST_SUITE_P(Sizes, ConvolveRef,
 // ---- harris
 // ------------------------------------------------------------------------------------------
 
-struct HarrisVariant {
-  int block_size, ksize;
-};
+using test::HarrisVariant;
 const HarrisVariant kHarris[] = {{3, 3}, {5, 3}, {3, 5}, {2, 1}, {4, 7}};
 
 #if JETPIPE_HAVE_OPENCV
