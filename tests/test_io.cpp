@@ -11,6 +11,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <optional>
 #include <random>
 #include <string>
@@ -721,6 +722,145 @@ TEST(ImageIoOpenCv, TiffRoundTripF32AndS16) {
   EXPECT_THROW(write_image(dir / "f.png", f.view()), Error);
 }
 #endif  // JETPIPE_HAVE_OPENCV
+
+// ---- Frames from the source's allocator (the frame pool)
+// ---------------------------------------
+
+// A stand-in for the frame pool: every image it hands out lies in a block of its own whose rows are
+// padded by kPad bytes filled with kPoison (a writer that assumes pitch == row bytes misplaces
+// rows; one that runs past a row overwrites the padding). It remembers every block, in order.
+class PaddedAllocator {
+ public:
+  static constexpr std::size_t kPad = 64;
+  static constexpr std::uint8_t kPoison = 0xA5;
+
+  ImageAllocator fn() {
+    return [this](int w, int h, PixelFormat f) { return allocate(w, h, f); };
+  }
+  std::size_t calls() const { return blocks_.size(); }
+  // Whether v's pixels lie inside the block handed out by call number `call`, starting at its first
+  // byte with this allocator's pitch.
+  bool handed_out(std::size_t call, const ImageView& v) const {
+    if (call >= blocks_.size() || v.empty()) return false;
+    const Block& b = blocks_[call];
+    const std::size_t span = v.pitch * static_cast<std::size_t>(v.height - 1) + v.row_bytes();
+    return v.data == b.data && v.pitch == v.row_bytes() + kPad && span <= b.size;
+  }
+  // Whether every padding byte after each row of v still holds kPoison.
+  static bool padding_untouched(const ImageView& v) {
+    for (int y = 0; y < v.height; ++y) {
+      const std::uint8_t* pad = v.row<std::uint8_t>(y) + v.row_bytes();
+      for (std::size_t i = 0; i < v.pitch - v.row_bytes(); ++i) {
+        if (pad[i] != kPoison) return false;
+      }
+    }
+    return true;
+  }
+
+ private:
+  struct Block {
+    const std::uint8_t* data;
+    std::size_t size;
+  };
+
+  HostImage allocate(int w, int h, PixelFormat f) {
+    ImageView v;
+    v.width = w;
+    v.height = h;
+    v.format = f;
+    v.pitch = v.row_bytes() + kPad;
+    const std::size_t size = v.pitch * static_cast<std::size_t>(h);
+    std::shared_ptr<std::uint8_t[]> storage(new std::uint8_t[size]);
+    std::memset(storage.get(), kPoison, size);
+    v.data = storage.get();
+    blocks_.push_back({v.data, size});
+    return HostImage(std::move(storage), v);
+  }
+
+  std::vector<Block> blocks_;
+};
+
+// `pooled` came from `alloc` (call number `call`) and holds the pixels of `plain`, row by row.
+void expect_pooled_copy(const PaddedAllocator& alloc, std::size_t call, const HostImage& pooled,
+                        const HostImage& plain) {
+  ASSERT_FALSE(plain.empty());
+  EXPECT_TRUE(alloc.handed_out(call, pooled.view()))
+      << "the image is not allocation " << call << " of the allocator (pitch "
+      << pooled.view().pitch << ", row bytes " << pooled.view().row_bytes() << ")";
+  EXPECT_TRUE(same_pixels(plain.view(), pooled.view()));
+  EXPECT_EQ(max_diff(plain.view(), pooled.view()).max_abs, 0);
+  EXPECT_TRUE(PaddedAllocator::padding_untouched(pooled.view()))
+      << "a row was written past its end";
+}
+
+// Reads every frame of `uri` without an allocator, then again with a PaddedAllocator set: frame k
+// must be the allocator's k-th image (one call per frame) and hold the same pixels.
+void expect_frames_from_allocator(const std::string& uri, std::size_t frames) {
+  SCOPED_TRACE(uri);
+  const std::vector<Frame> plain = read_all(*open_source(uri));
+  PaddedAllocator alloc;
+  auto src = open_source(uri);
+  src->set_allocator(alloc.fn());
+  const std::vector<Frame> pooled = read_all(*src);
+  ASSERT_EQ(plain.size(), frames);
+  ASSERT_EQ(pooled.size(), frames);
+  EXPECT_EQ(alloc.calls(), frames);
+  for (std::size_t k = 0; k < frames; ++k) {
+    SCOPED_TRACE("frame " + std::to_string(k));
+    ASSERT_TRUE(plain[k].error.empty()) << plain[k].error;
+    ASSERT_TRUE(pooled[k].error.empty()) << pooled[k].error;
+    EXPECT_EQ(pooled[k].source, plain[k].source);
+    expect_pooled_copy(alloc, k, pooled[k].image, plain[k].image);
+  }
+}
+
+TEST(SourceAllocator, FrameFolderOfPgmAndPpm) {
+  const std::string dir = std::string(JETPIPE_TEST_DATA) + "/regression/frames";
+  expect_frames_from_allocator("frames://" + dir, 4);
+  expect_frames_from_allocator("frames://" + dir + "/*.pgm", 1);
+}
+
+TEST(SourceAllocator, Y4mLumaPlanes) {
+  TempDir dir;
+  write_bytes(dir / "clip.y4m", make_y4m(7, 5, "420", 3, 2 * 4 * 3));
+  expect_frames_from_allocator("file://" + dir / "clip.y4m", 3);
+  write_bytes(dir / "mono.y4m", make_y4m(37, 5, "mono", 2, 0));
+  expect_frames_from_allocator("file://" + dir / "mono.y4m", 2);
+}
+
+TEST(SourceAllocator, TestPatterns) {
+  expect_frames_from_allocator("test://noise?w=37&h=5&frames=3", 3);
+  expect_frames_from_allocator("test://noise?w=37&h=5&frames=3&format=gray8", 3);
+  expect_frames_from_allocator("test://blobs?w=37&h=5&frames=2", 2);
+}
+
+// read_image with an allocator: the built-in PNM / PFM readers and, with OpenCV, PNG and TIFF.
+TEST(SourceAllocator, ReadImageDecodesIntoTheAllocatorsImage) {
+  TempDir dir;
+  std::mt19937 rng(test::fresh_seed());
+  std::vector<std::pair<std::string, PixelFormat>> files = {
+      {"g.pgm", PixelFormat::kGray8}, {"c.ppm", PixelFormat::kBgr8}, {"f.pfm", PixelFormat::kF32}};
+  if (have_opencv_codecs()) {
+    files.insert(files.end(), {{"g.png", PixelFormat::kGray8},
+                               {"c.png", PixelFormat::kBgr8},
+                               {"s.tiff", PixelFormat::kS16},
+                               {"f.tiff", PixelFormat::kF32}});
+  }
+  PaddedAllocator alloc;
+  for (const auto& [name, format] : files) {
+    SCOPED_TRACE(name);
+    write_image(dir / name, test::random_image(37, 5, format, rng, 3).view());
+    const HostImage plain = read_image(dir / name);
+    const std::size_t call = alloc.calls();
+    const HostImage pooled = read_image(dir / name, alloc.fn());
+    EXPECT_EQ(alloc.calls(), call + 1);
+    expect_pooled_copy(alloc, call, pooled, plain);
+  }
+  // An unreadable file fails as before, whether or not the allocator was reached.
+  write_bytes(dir / "cut.pgm", "P5\n37 5\n255\n" + std::string(10, 'x'));
+  expect_error([&] { read_image(dir / "cut.pgm", alloc.fn()); }, ErrorKind::kInput,
+               {dir / "cut.pgm", "truncated PNM data"});
+}
 
 }  // namespace
 }  // namespace jetpipe

@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -62,6 +63,10 @@ class HostImage {
  public:
   HostImage() = default;
   HostImage(int width, int height, PixelFormat format, std::size_t pitch = 0);
+  // An image over memory someone else owns (a frame pool's pinned, mapped or managed buffer):
+  // `storage` keeps it alive (its deleter gives the buffer back), `view` describes the pixels.
+  HostImage(std::shared_ptr<std::uint8_t[]> storage, const ImageView& view)
+      : storage_(std::move(storage)), view_(view) {}
 
   ImageView view() const { return view_; }
   int width() const { return view_.width; }
@@ -73,6 +78,15 @@ class HostImage {
   std::shared_ptr<std::uint8_t[]> storage_;
   ImageView view_;
 };
+
+// Where sources put the frames they produce: the executor's frame pool (pinned, mapped or managed
+// buffers the GPU reads without a staging copy) or, when empty, ordinary host memory. Returns an
+// image of exactly this shape; its pitch may be padded.
+using ImageAllocator = std::function<HostImage(int width, int height, PixelFormat format)>;
+inline HostImage allocate_image(const ImageAllocator& alloc, int width, int height,
+                                PixelFormat format) {
+  return alloc ? alloc(width, height, format) : HostImage(width, height, format);
+}
 
 // Copies rows of equal size between two views of the same shape and format (host memory).
 void copy_image(const ImageView& src, const ImageView& dst);

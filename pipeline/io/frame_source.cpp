@@ -53,7 +53,8 @@ class FramesSource : public Source {
     frame->image = HostImage();
     frame->error.clear();
     try {
-      frame->image = decode_image_file(path);
+      frame->image = decode_image_file(
+          path, [this](int w, int h, PixelFormat f) { return new_image(w, h, f); });
     } catch (const Error& e) {
       frame->error = "frame " + std::to_string(next_) + " (" + frame->source + "): " + e.what();
     } catch (const std::bad_alloc&) {

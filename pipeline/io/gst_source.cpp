@@ -18,6 +18,7 @@
 #include <cstdio>
 #include <cstring>
 #include <deque>
+#include <exception>
 #include <mutex>
 
 #include "pipeline/io/gst_runtime.h"
@@ -121,9 +122,10 @@ void prefer_hardware_decoder() {
   });
 }
 
-// Copies a mapped video frame into a new image: BGR as is, BGRx/BGRA/RGB* to BGR, and the luma
-// plane of GRAY8 / I420 / YV12 / NV12 / NV21 as GRAY8. Empty (and *why) for other formats.
-HostImage copy_frame(GstVideoFrame* vf, std::string* why) {
+// Copies a mapped video frame into a new image from `alloc` (the source's allocator, called here in
+// the streaming thread), row by row honouring both strides: BGR as is, BGRx/BGRA/RGB* to BGR, and
+// the luma plane of GRAY8 / I420 / YV12 / NV12 / NV21 as GRAY8. Empty (and *why) for other formats.
+HostImage copy_frame(GstVideoFrame* vf, const ImageAllocator& alloc, std::string* why) {
   const int w = GST_VIDEO_FRAME_WIDTH(vf);
   const int h = GST_VIDEO_FRAME_HEIGHT(vf);
   const auto* src = static_cast<const std::uint8_t*>(GST_VIDEO_FRAME_PLANE_DATA(vf, 0));
@@ -131,7 +133,7 @@ HostImage copy_frame(GstVideoFrame* vf, std::string* why) {
   const GstVideoFormat fmt = GST_VIDEO_FRAME_FORMAT(vf);
   switch (fmt) {
     case GST_VIDEO_FORMAT_BGR: {
-      HostImage img(w, h, PixelFormat::kBgr8);
+      HostImage img = allocate_image(alloc, w, h, PixelFormat::kBgr8);
       const ImageView v = img.view();
       for (int y = 0; y < h; ++y) std::memcpy(v.row<std::uint8_t>(y), src + y * stride, 3u * w);
       return img;
@@ -144,7 +146,7 @@ HostImage copy_frame(GstVideoFrame* vf, std::string* why) {
       const bool rgb = fmt == GST_VIDEO_FORMAT_RGB || fmt == GST_VIDEO_FORMAT_RGBx ||
                        fmt == GST_VIDEO_FORMAT_RGBA;
       const int step = fmt == GST_VIDEO_FORMAT_RGB ? 3 : 4;
-      HostImage img(w, h, PixelFormat::kBgr8);
+      HostImage img = allocate_image(alloc, w, h, PixelFormat::kBgr8);
       const ImageView v = img.view();
       for (int y = 0; y < h; ++y) {
         const std::uint8_t* s = src + y * stride;
@@ -162,7 +164,7 @@ HostImage copy_frame(GstVideoFrame* vf, std::string* why) {
     case GST_VIDEO_FORMAT_YV12:
     case GST_VIDEO_FORMAT_NV12:
     case GST_VIDEO_FORMAT_NV21: {
-      HostImage img(w, h, PixelFormat::kGray8);
+      HostImage img = allocate_image(alloc, w, h, PixelFormat::kGray8);
       const ImageView v = img.view();
       for (int y = 0; y < h; ++y) std::memcpy(v.row<std::uint8_t>(y), src + y * stride, w);
       return img;
@@ -489,7 +491,13 @@ class GstSource final : public Source {
       if (!gst_video_frame_map(&vf, &info, buf, GST_MAP_READ)) {
         why = "cannot map a video buffer";
       } else {
-        img = copy_frame(&vf, &why);
+        try {
+          img = copy_frame(
+              &vf, [this](int fw, int fh, PixelFormat f) { return new_image(fw, fh, f); }, &why);
+        } catch (const std::exception& e) {  // nothing may unwind into GStreamer's C code
+          img = HostImage();
+          why = std::string("cannot allocate a frame: ") + e.what();
+        }
         gst_video_frame_unmap(&vf);
       }
       pts = GST_BUFFER_PTS(buf);

@@ -84,7 +84,8 @@ std::string codec_name(const std::string& ext) {
 }
 
 // Runs op(dst) with dst a cv::Mat header over the HostImage's pixels (pitch included), so OpenCV
-// writes straight into our buffer; copies if OpenCV chose to reallocate anyway.
+// writes straight into our buffer (the allocator's, padded pitch and all); copies row by row if
+// OpenCV chose to reallocate anyway.
 template <class Op>
 void into(const HostImage& img, int cv_type, Op op) {
   const ImageView v = img.view();
@@ -93,10 +94,13 @@ void into(const HostImage& img, int cv_type, Op op) {
   if (dst.data != v.data) dst.copyTo(cv::Mat(v.height, v.width, cv_type, v.data, v.pitch));
 }
 
-HostImage read_with_opencv(const std::string& path, const std::string& ext) {
+HostImage read_with_opencv(const std::string& path, const std::string& ext,
+                           const ImageAllocator& alloc) {
   regular_file_size(path);
   cv::Mat m;
   try {
+    // imread cannot decode into a given buffer (the size is unknown until the header is read):
+    // decode into a Mat, then one copy into the allocator's image.
     m = cv::imread(path, cv::IMREAD_UNCHANGED);
   } catch (const cv::Exception& e) {
     throw input_error("cannot decode: " + e.msg);
@@ -110,12 +114,12 @@ HostImage read_with_opencv(const std::string& path, const std::string& ext) {
     throw input_error("16-bit images are not supported (only 8-bit gray or colour)");
   }
   if (ch == 1 && depth == CV_16S) {
-    HostImage img(m.cols, m.rows, PixelFormat::kS16);
+    HostImage img = allocate_image(alloc, m.cols, m.rows, PixelFormat::kS16);
     into(img, CV_16SC1, [&](cv::Mat& d) { m.copyTo(d); });
     return img;
   }
   if (ch == 1 && depth == CV_32F) {
-    HostImage img(m.cols, m.rows, PixelFormat::kF32);
+    HostImage img = allocate_image(alloc, m.cols, m.rows, PixelFormat::kF32);
     into(img, CV_32FC1, [&](cv::Mat& d) { m.copyTo(d); });
     return img;
   }
@@ -124,7 +128,7 @@ HostImage read_with_opencv(const std::string& path, const std::string& ext) {
                       std::to_string(depth) + "): only 8-bit gray or colour images are read");
   }
   if (ch <= 2) {
-    HostImage img(m.cols, m.rows, PixelFormat::kGray8);
+    HostImage img = allocate_image(alloc, m.cols, m.rows, PixelFormat::kGray8);
     into(img, CV_8UC1, [&](cv::Mat& d) {
       if (ch == 1) {
         m.copyTo(d);
@@ -134,7 +138,7 @@ HostImage read_with_opencv(const std::string& path, const std::string& ext) {
     });
     return img;
   }
-  HostImage img(m.cols, m.rows, PixelFormat::kBgr8);
+  HostImage img = allocate_image(alloc, m.cols, m.rows, PixelFormat::kBgr8);
   into(img, CV_8UC3, [&](cv::Mat& d) {
     if (ch == 3) {
       m.copyTo(d);
@@ -186,16 +190,17 @@ void write_with_opencv(const std::string& path, const ImageView& v, const std::s
 }
 #endif  // JETPIPE_HAVE_OPENCV
 
-HostImage sniff_and_read(const std::string& path, const std::string& ext) {
+HostImage sniff_and_read(const std::string& path, const std::string& ext,
+                         const ImageAllocator& alloc) {
   regular_file_size(path);
   FilePtr f = open_file(path, "rb");
   const int a = std::getc(f.get());
   const int b = std::getc(f.get());
   f.reset();
-  if (a == 'P' && (b == 'f' || b == 'F')) return read_pfm(path);
-  if (a == 'P' && b >= '1' && b <= '7') return read_pnm(path);
+  if (a == 'P' && (b == 'f' || b == 'F')) return read_pfm(path, alloc);
+  if (a == 'P' && b >= '1' && b <= '7') return read_pnm(path, alloc);
 #if JETPIPE_HAVE_OPENCV
-  return read_with_opencv(path, ext);
+  return read_with_opencv(path, ext, alloc);
 #else
   throw input_error("unknown image type (extension '" + ext + "'); built without OpenCV: only " +
                     kBuiltIn + " files can be read");
@@ -204,28 +209,28 @@ HostImage sniff_and_read(const std::string& path, const std::string& ext) {
 
 }  // namespace
 
-HostImage decode_image_file(const std::string& path) {
+HostImage decode_image_file(const std::string& path, const ImageAllocator& alloc) {
   const std::string ext = lower_extension(path);
-  if (is_pnm_extension(ext)) return read_pnm(path);
-  if (ext == "pfm") return read_pfm(path);
+  if (is_pnm_extension(ext)) return read_pnm(path, alloc);
+  if (ext == "pfm") return read_pfm(path, alloc);
   if (is_opencv_extension(ext)) {
 #if JETPIPE_HAVE_OPENCV
-    return read_with_opencv(path, ext);
+    return read_with_opencv(path, ext, alloc);
 #else
     regular_file_size(path);
     throw input_error("built without OpenCV: only PGM/PPM frames can be read");
 #endif
   }
-  return sniff_and_read(path, ext);
+  return sniff_and_read(path, ext, alloc);
 }
 
 }  // namespace io_detail
 
 bool have_opencv_codecs() { return JETPIPE_HAVE_OPENCV != 0; }
 
-HostImage read_image(const std::string& path) {
+HostImage read_image(const std::string& path, const ImageAllocator& alloc) {
   try {
-    return io_detail::decode_image_file(path);
+    return io_detail::decode_image_file(path, alloc);
   } catch (const Error& e) {
     throw Error(path + ": " + e.what(), e.kind());
   }

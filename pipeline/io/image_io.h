@@ -14,8 +14,9 @@ bool have_opencv_codecs();
 // Reads a GRAY8 or BGR8 image (colour PPM/PNG/JPEG are returned as BGR8; alpha is dropped). Throws
 // jetpipe::Error (kind kInput) naming the file and what is wrong (missing, truncated, not an image,
 // unsupported: 16-bit unsigned, PNM maxval > 255). Files write_image made of S16/F32 read back too:
-// .pfm as F32, single-channel .tiff as S16 or F32.
-HostImage read_image(const std::string& path);
+// .pfm as F32, single-channel .tiff as S16 or F32. The image is allocated through `alloc` (a frame
+// pool; empty: ordinary host memory), whose pitch may be padded.
+HostImage read_image(const std::string& path, const ImageAllocator& alloc = {});
 
 // Writes the image; the extension picks the codec (.pgm/.ppm/.pfm built in; others need OpenCV).
 // GRAY8 → pgm/png, BGR8/RGB8 → ppm/png, S16 and F32 → tiff (OpenCV) or pfm. Throws on failure.

@@ -35,14 +35,16 @@ bool is_frame_extension(const std::string& lower_ext);
 bool is_opencv_extension(const std::string& lower_ext);
 
 // Built-in codecs (problem-only errors). PNM: P2/P3/P5/P6, maxval 1..255 (scaled to 0..255), colour
-// returned as BGR8. PFM: grey "Pf" only, returned as F32.
-HostImage read_pnm(const std::string& path);
-HostImage read_pfm(const std::string& path);
+// returned as BGR8. PFM: grey "Pf" only, returned as F32. The readers allocate the image through
+// `alloc` (empty: ordinary host memory) once the header is checked, and honour its pitch.
+HostImage read_pnm(const std::string& path, const ImageAllocator& alloc = {});
+HostImage read_pfm(const std::string& path, const ImageAllocator& alloc = {});
 void write_pnm(const std::string& path, const ImageView& image);  // GRAY8 → P5, BGR8/RGB8 → P6
 void write_pfm(const std::string& path, const ImageView& image);  // F32 or S16 (as float)
 
-// Any supported image file, chosen by extension (content sniffed for unknown ones).
-HostImage decode_image_file(const std::string& path);
+// Any supported image file, chosen by extension (content sniffed for unknown ones); the image is
+// allocated through `alloc` (empty: ordinary host memory).
+HostImage decode_image_file(const std::string& path, const ImageAllocator& alloc = {});
 
 // Parses a plain decimal integer in [lo, hi] (no sign, at most 12 digits): URI query values.
 inline bool parse_decimal(const std::string& s, std::int64_t lo, std::int64_t hi,

@@ -238,7 +238,7 @@ void finish_write(FilePtr file, const std::string& path) {
 
 }  // namespace
 
-HostImage read_pnm(const std::string& path) {
+HostImage read_pnm(const std::string& path, const ImageAllocator& alloc) {
   const std::uint64_t size = regular_file_size(path);
   FilePtr file = open_file(path, "rb");
   std::FILE* f = file.get();
@@ -277,8 +277,8 @@ HostImage read_pnm(const std::string& path) {
                       " bytes for " + std::to_string(samples) + " ASCII samples, got " +
                       std::to_string(left));
   }
-  HostImage img(static_cast<int>(w), static_cast<int>(h),
-                colour ? PixelFormat::kBgr8 : PixelFormat::kGray8);
+  HostImage img = allocate_image(alloc, static_cast<int>(w), static_cast<int>(h),
+                                 colour ? PixelFormat::kBgr8 : PixelFormat::kGray8);
   if (ascii) {
     read_ascii_raster(f, img.view(), static_cast<int>(maxval), samples);
   } else {
@@ -288,7 +288,7 @@ HostImage read_pnm(const std::string& path) {
   return img;
 }
 
-HostImage read_pfm(const std::string& path) {
+HostImage read_pfm(const std::string& path, const ImageAllocator& alloc) {
   const std::uint64_t size = regular_file_size(path);
   FilePtr file = open_file(path, "rb");
   std::FILE* f = file.get();
@@ -311,7 +311,8 @@ HostImage read_pfm(const std::string& path) {
     throw input_error("truncated PFM data: expected " + std::to_string(bytes) + " bytes, got " +
                       std::to_string(left));
   }
-  HostImage img(static_cast<int>(w), static_cast<int>(h), PixelFormat::kF32);
+  HostImage img =
+      allocate_image(alloc, static_cast<int>(w), static_cast<int>(h), PixelFormat::kF32);
   const ImageView v = img.view();
   const bool swap = (scale < 0) != little_endian_host();
   for (int y = v.height - 1; y >= 0; --y) {  // PFM rows run bottom to top

@@ -74,6 +74,18 @@ class Source {
   virtual bool live() const { return false; }
   // Frames dropped so far because the consumer fell behind (live sources only).
   virtual std::int64_t dropped() const { return 0; }
+  // Frames produced from now on are allocated by `alloc` (the executor's frame pool), so decoders
+  // write straight into memory the GPU reads. Empty: ordinary host memory.
+  void set_allocator(ImageAllocator alloc) { alloc_ = std::move(alloc); }
+
+ protected:
+  // A frame buffer of this shape from the allocator (sources call this, never HostImage(w, h, f)).
+  HostImage new_image(int width, int height, PixelFormat format) const {
+    return allocate_image(alloc_, width, height, format);
+  }
+
+ private:
+  ImageAllocator alloc_;
 };
 
 // How GStreamer sources deliver frames (the other sources ignore it).

@@ -177,7 +177,7 @@ class TestSource : public Source {
   bool next(Frame* frame) override {
     if (index_ >= frames_) return false;
     const std::int64_t t = index_++;
-    HostImage img(w_, h_, format_);
+    HostImage img = new_image(w_, h_, format_);
     const ImageView v = img.view();
     switch (pattern_) {
       case Pattern::kGradient:

@@ -64,7 +64,9 @@ class VideoCaptureSource : public Source {
     frame->index = i;
     frame->source = name_ + "#" + std::to_string(i) + " t=" + std::to_string(std::llround(ms));
     frame->error.clear();
-    HostImage img(m.cols, m.rows, PixelFormat::kBgr8);
+    // VideoCapture decodes into a Mat of its own: one copy (or the colour conversion) into the
+    // allocator's image, through a Mat header honouring its pitch.
+    HostImage img = new_image(m.cols, m.rows, PixelFormat::kBgr8);
     const ImageView v = img.view();
     cv::Mat dst(v.height, v.width, CV_8UC3, v.data, v.pitch);
     if (m.channels() == 3) {

@@ -103,7 +103,7 @@ class Y4mSource : public Source {
       return fail("truncated Y4M frame: expected " + std::to_string(frame_bytes_) + " bytes, got " +
                   std::to_string(left));
     }
-    HostImage img(width_, height_, PixelFormat::kGray8);
+    HostImage img = new_image(width_, height_, PixelFormat::kGray8);
     const ImageView v = img.view();
     for (int y = 0; y < v.height; ++y) {
       if (std::fread(v.row<std::uint8_t>(y), 1, v.row_bytes(), file_.get()) != v.row_bytes()) {
