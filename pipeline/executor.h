@@ -17,6 +17,16 @@
 
 namespace jetpipe {
 
+// One span of GPU work of a frame, for timelines and overlap figures: times in ms on the
+// executor's clock (CUDA events, from an origin recorded when the executor started).
+struct Span {
+  enum Kind : std::uint8_t { kH2D, kCompute, kD2H };
+  Kind kind = kCompute;
+  std::string name;   // "h2d", "d2h", a stage's name, or "<stage> merge"
+  std::string track;  // the stream: "frame slot 0 strip 1", "frame slot 0 main"
+  double start_ms = 0, end_ms = 0;
+};
+
 struct FrameRecord {
   std::int64_t index = 0;
   std::string source;
@@ -26,6 +36,8 @@ struct FrameRecord {
   std::vector<double> stage_ms;                              // per stage, in stage order
   double latency_ms = 0;                                     // submit → record ready
   std::map<std::string, HostImage> images;                   // images asked for (for sinks)
+  std::vector<Span> spans;  // GPU executors: the frame's copies and stages per strip
+  double gpu_ms = 0;        // GPU executors: first to last event of the frame
 };
 
 class Executor {
@@ -37,12 +49,22 @@ class Executor {
   virtual bool take(FrameRecord* record, bool wait) = 0;
   // Frames submitted and not yet taken.
   virtual std::size_t in_flight() const = 0;
+  // Where sources should put frames (the frame pool); empty: ordinary host memory.
+  virtual ImageAllocator allocator() const { return {}; }
+  // One line: the strategy and its shape ("pinned-chunked, 4 strips on 4 streams, 2 frames ...").
+  virtual std::string describe() const = 0;
 };
 
-// `keep_images`: names of images copied into each record (for sinks that save them).
+// `keep_images`: names of images copied into each record (for sinks that save them). The config
+// must outlive the executor. Throws a config error when the profile cannot run here.
 std::unique_ptr<Executor> make_executor(const PipelineConfig& config,
                                         const PlatformProfile& profile,
                                         std::vector<std::string> keep_images);
+// The CUDA executor (pipeline/cuda_executor.cpp) for profiles with backend cuda; throws a config
+// error in builds without CUDA.
+std::unique_ptr<Executor> make_cuda_executor(const PipelineConfig& config,
+                                             const PlatformProfile& profile,
+                                             std::vector<std::string> keep_images);
 
 // Row boundaries of K strips over `height` rows: strip k is [b[k], b[k+1]). K is clamped to height.
 std::vector<int> strip_bounds(int height, int strips);

@@ -62,6 +62,9 @@ class HostExecutor : public Executor {
   }
 
   std::size_t in_flight() const override { return done_.size(); }
+  std::string describe() const override {
+    return "host (CPU twins), " + std::to_string(chunks_) + " strip" + (chunks_ == 1 ? "" : "s");
+  }
 
  private:
   // The image buffers, reallocated only when a frame's size or format changes.
@@ -124,6 +127,7 @@ std::unique_ptr<Executor> make_executor(const PipelineConfig& config,
                                         const PlatformProfile& profile,
                                         std::vector<std::string> keep_images) {
   check_runnable(profile);
+  if (profile.backend == "cuda") return make_cuda_executor(config, profile, std::move(keep_images));
   return std::make_unique<HostExecutor>(config, profile, std::move(keep_images));
 }
 

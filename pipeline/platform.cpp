@@ -64,6 +64,7 @@ namespace {
 
 const char* const kBackends[] = {"cpu", "cuda"};
 const char* const kMemories[] = {"host", "copy", "pinned-chunked", "zero-copy", "managed"};
+const char* const kResults[] = {"auto", "mapped", "copy"};
 
 template <std::size_t N>
 std::string one_of(const std::string& file, const YAML::Node& n, const char* key,
@@ -135,12 +136,14 @@ PlatformProfile load_platform(const std::string& path) {
         throw config_error(yaml_where(path, v) + ": cuda_graphs: must be true or false");
       }
       p.cuda_graphs = v.Scalar() == "true";
+    } else if (k == "results") {
+      p.results = one_of(path, v, "results", kResults);
     } else if (k == "name" || k == "description") {
       if (k == "name") p.name = v.as<std::string>();
     } else {
       throw config_error(yaml_where(path, kv.first) + ": unknown key '" + k +
                          "' (valid: name, description, backend, memory, chunks, streams, "
-                         "frames_in_flight, cuda_graphs)");
+                         "frames_in_flight, cuda_graphs, results)");
     }
   }
   if (p.backend == "cpu" && p.memory != "host") {
@@ -166,11 +169,8 @@ PlatformProfile resolve_platform(const std::string& spec, std::string* reason) {
       why = "auto: no CUDA device" + (r.runtime_error.empty() ? "" : " (" + r.runtime_error + ")");
     } else {
       std::string dev_why;
-      const std::string gpu = auto_profile_name(r.devices[0], &dev_why);
-      // The CUDA executor is not built yet: run the CPU backend and say so.
-      name = "cpu";
-      why = "auto: " + dev_why + " → " + gpu +
-            " profile, but the CUDA executor is not implemented yet, so the CPU backend runs";
+      name = auto_profile_name(r.devices[0], &dev_why);
+      why = "auto: " + dev_why + " → " + name;
     }
     path = platform_dir() + "/" + name + ".yaml";
     if (!fs::exists(path)) {
@@ -212,8 +212,10 @@ void check_runnable(const PlatformProfile& p) {
                        (r.runtime_error.empty() ? std::string("none found") : r.runtime_error) +
                        "); use --platform cpu");
   }
-  throw config_error(what + " cannot run yet: the CUDA executor is not implemented in this "
-                            "version; use --platform cpu");
+  if (p.memory == "zero-copy" && !r.devices[0].can_map_host_memory) {
+    throw config_error(what + " cannot run: device 0 cannot map host memory "
+                              "(cudaDevAttrCanMapHostMemory = 0); use memory: pinned-chunked");
+  }
 #endif
 }
 

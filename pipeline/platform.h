@@ -3,6 +3,7 @@
 //   backend: cpu | cuda
 //   memory: host | copy | pinned-chunked | zero-copy | managed
 //   chunks: row strips per frame; streams; frames_in_flight; cuda_graphs
+//   results: auto | mapped | copy (where small results land)
 // `auto` decides from device attributes (never the device name): no CUDA device → cpu; an
 // integrated GPU → the Jetson profile for its compute capability; otherwise discrete.
 #pragma once
@@ -21,6 +22,9 @@ struct PlatformProfile {
   int streams = 1;
   int frames_in_flight = 1;
   bool cuda_graphs = false;
+  // Small results (histogram, stats, detections): written by the kernels into mapped host memory,
+  // or into device memory and copied back; auto: the strategy's measured best.
+  std::string results = "auto";
 };
 
 // The CUDA devices this process sees (empty without CUDA or without a device).

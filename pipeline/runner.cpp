@@ -64,6 +64,96 @@ class ResultsWriter {
   std::ofstream out_;
 };
 
+// Busy time per kind of GPU work (copies in, compute, copies out), as unions of the frames' spans,
+// and the overlap efficiency: (H2D + compute + D2H busy) / wall, wall from the first span's start
+// to the last one's end. Above 1, copies and compute ran at the same time.
+class SpanAccounting {
+ public:
+  void add(const std::vector<Span>& spans) {
+    for (const Span& s : spans) {
+      if (!(s.end_ms >= s.start_ms)) continue;
+      intervals_[s.kind].emplace_back(s.start_ms, s.end_ms);
+      first_ = std::min(first_, s.start_ms);
+      last_ = std::max(last_, s.end_ms);
+    }
+  }
+  nlohmann::ordered_json summary() const {
+    const double h2d = busy(Span::kH2D), compute = busy(Span::kCompute), d2h = busy(Span::kD2H);
+    const double wall = last_ > first_ ? last_ - first_ : 0;
+    return {{"h2d_busy_ms", h2d},
+            {"compute_busy_ms", compute},
+            {"d2h_busy_ms", d2h},
+            {"gpu_wall_ms", wall},
+            {"efficiency", wall > 0 ? (h2d + compute + d2h) / wall : 0.0}};
+  }
+
+ private:
+  double busy(Span::Kind k) const {
+    auto it = intervals_.find(k);
+    if (it == intervals_.end()) return 0;
+    std::vector<std::pair<double, double>> v = it->second;
+    std::sort(v.begin(), v.end());
+    double total = 0, a = v[0].first, b = v[0].second;
+    for (const auto& [s, e] : v) {
+      if (s > b) {
+        total += b - a;
+        a = s;
+        b = e;
+      } else {
+        b = std::max(b, e);
+      }
+    }
+    return total + (b - a);
+  }
+
+  std::map<Span::Kind, std::vector<std::pair<double, double>>> intervals_;
+  double first_ = 1e300, last_ = -1e300;
+};
+
+// --timeline FILE: the spans of every frame as a Chrome trace (chrome://tracing, Perfetto), one
+// row per stream, written as the frames come.
+class TimelineWriter {
+ public:
+  explicit TimelineWriter(const std::string& path) : path_(path), out_(path, std::ios::trunc) {
+    if (!out_) throw Error(path + ": cannot write the timeline");
+    out_ << "{\"displayTimeUnit\":\"ms\",\"traceEvents\":[";
+  }
+  void add(const FrameRecord& rec) {
+    for (const Span& s : rec.spans) {
+      auto [it, fresh] = tids_.emplace(s.track, static_cast<int>(tids_.size()));
+      nlohmann::ordered_json e;
+      if (fresh) {
+        e = {{"name", "thread_name"}, {"ph", "M"}, {"pid", 1}, {"tid", it->second},
+             {"args", {{"name", s.track}}}};
+        out_ << (first_ ? "\n" : ",\n") << e.dump();
+        first_ = false;
+      }
+      static const char* const kinds[] = {"h2d", "compute", "d2h"};
+      e = {{"name", s.name},
+           {"cat", kinds[s.kind]},
+           {"ph", "X"},
+           {"pid", 1},
+           {"tid", it->second},
+           {"ts", s.start_ms * 1000.0},
+           {"dur", (s.end_ms - s.start_ms) * 1000.0},
+           {"args", {{"frame", rec.index}}}};
+      out_ << (first_ ? "\n" : ",\n") << e.dump();
+      first_ = false;
+    }
+  }
+  void close() {
+    out_ << "\n]}\n";
+    out_.close();
+    if (!out_) throw Error(path_ + ": write failed");
+  }
+
+ private:
+  std::string path_;
+  std::ofstream out_;
+  std::map<std::string, int> tids_;
+  bool first_ = true;
+};
+
 }  // namespace
 
 RunSummary run_pipeline(const RunOptions& opt) {
@@ -100,7 +190,11 @@ RunSummary run_pipeline(const RunOptions& opt) {
     throw config_error("--annotate draws on the video output: add --output-video TARGET");
   }
   std::unique_ptr<Executor> exec = make_executor(cfg, profile, keep);
-  std::unique_ptr<Source> source = open_source(uri, source_options_for(cfg));
+  SourceOptions source_options = source_options_for(cfg);
+  source_options.allocator = exec->allocator();  // decoders write into the frame pool
+  std::unique_ptr<Source> source = open_source(uri, source_options);
+  std::unique_ptr<TimelineWriter> timeline;
+  if (!opt.timeline.empty()) timeline = std::make_unique<TimelineWriter>(opt.timeline);
 
   const fs::path dir(opt.output_dir);
   std::error_code ec;
@@ -111,7 +205,8 @@ RunSummary run_pipeline(const RunOptions& opt) {
 
   RunSummary sum;
   std::vector<std::vector<double>> stage_ms(cfg.stages.size());
-  std::vector<double> latency_ms;
+  std::vector<double> latency_ms, gpu_ms;
+  SpanAccounting spans;
   const std::optional<std::int64_t> total = source->total();
   const bool progress = opt.progress && isatty(STDERR_FILENO);
   const auto t0 = Clock::now();
@@ -143,6 +238,11 @@ RunSummary run_pipeline(const RunOptions& opt) {
           stage_ms[i].push_back(rec.stage_ms[i]);
         }
         latency_ms.push_back(rec.latency_ms);
+        if (!rec.spans.empty()) {
+          gpu_ms.push_back(rec.gpu_ms);
+          spans.add(rec.spans);
+          if (timeline) timeline->add(rec);
+        }
         for (const auto& [name, img] : rec.images) {
           if (std::find(saved.begin(), saved.end(), name) == saved.end()) continue;
           write_image((dir / "images" / frame_file_name(name, rec.index, img.format())).string(),
@@ -203,6 +303,15 @@ RunSummary run_pipeline(const RunOptions& opt) {
   s["wall_time_s"] = sum.wall_s;
   s["fps"] = sum.wall_s > 0 ? static_cast<double>(sum.read) / sum.wall_s : 0.0;
   s["latency"] = spread(latency_ms);
+  s["executor"] = exec->describe();
+  if (!gpu_ms.empty()) {
+    s["gpu_time"] = spread(gpu_ms);
+    s["overlap"] = spans.summary();
+  }
+  if (timeline) {
+    timeline->close();
+    s["timeline"] = opt.timeline;
+  }
   nlohmann::ordered_json stages = nlohmann::ordered_json::object();
   for (std::size_t i = 0; i < cfg.stages.size(); ++i) {
     stages[cfg.stages[i]->name()] = spread(stage_ms[i]);

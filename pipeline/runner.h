@@ -3,6 +3,8 @@
 //   results.jsonl   one JSON object per input frame, in input order, flushed as it is written
 //   summary.json    counts, wall time, fps, per-stage p50/p99, platform
 //   images/<name>_<frame:06>.<ext>   with save_images
+//   --timeline FILE: a Chrome trace (chrome://tracing, ui.perfetto.dev) of every frame's copies and
+//   stages per stream (CUDA executor)
 //   a video (output_video: FILE.mp4|mkv, display://, rtp://HOST:PORT, rtsp://[HOST]:PORT/PATH) of
 //   one image per frame (output_image, default the frame), annotated when asked
 // Config, platform and output-target errors are thrown before anything is written.
@@ -26,6 +28,7 @@ struct RunOptions {
   std::string output_image = "frame";  // the image the video shows
   bool annotate = false;               // draw detections, histogram and stats on the video
   int output_fps = 30;                 // the video's frame rate
+  std::string timeline;                // a Chrome-trace JSON of the GPU spans (CUDA executor)
 };
 
 struct RunSummary {

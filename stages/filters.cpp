@@ -7,11 +7,82 @@
 #include "kernels/harris.h"
 #include "kernels/sobel.h"
 #include "kernels/to_gray.h"
+#include "stages/gpu_util.h"
 #include "stages/registry.h"
 
 namespace jetpipe {
 
 namespace {
+
+#if JETPIPE_HAVE_CUDA
+// The CUDA launcher of each filter's parameter type.
+template <class P>
+struct GpuLauncher;
+template <>
+struct GpuLauncher<GaussianParams> {
+  static constexpr auto launch = launch_gaussian;
+};
+template <>
+struct GpuLauncher<BoxParams> {
+  static constexpr auto launch = launch_box;
+};
+template <>
+struct GpuLauncher<SobelParams> {
+  static constexpr auto launch = launch_sobel;
+};
+template <>
+struct GpuLauncher<ConvolveParams> {
+  static constexpr auto launch = launch_convolve;
+};
+template <>
+struct GpuLauncher<HarrisParams> {
+  static constexpr auto launch = launch_harris;
+};
+
+// A filter on the GPU: reads the whole input (textures kept per input view), writes strip rows.
+template <class P>
+class FilterGpu : public StageGpu {
+ public:
+  FilterGpu(P p, std::string label) : p_(std::move(p)), label_(std::move(label)) {}
+  bool bind(const GpuBinding& b) override {
+    in_ = b.in;
+    out_ = b.out;
+    bool changed = false;
+    texture_ = &textures_.get(b.in, p_.border, &changed);
+    return changed;
+  }
+  void launch(int, int, int y0, int y1, GpuStream stream) override {
+    check_stage_launch(
+        GpuLauncher<P>::launch(p_, FilterSource(in_, *texture_), out_, y0, y1, stream,
+                               FilterPath::kAuto),
+        label_, "the filter launch");
+  }
+
+ private:
+  P p_;
+  std::string label_;
+  ImageView in_, out_;
+  TextureCache textures_;
+  const UniqueTexture* texture_ = nullptr;
+};
+
+class ToGrayGpu : public StageGpu {
+ public:
+  explicit ToGrayGpu(std::string label) : label_(std::move(label)) {}
+  bool bind(const GpuBinding& b) override {
+    in_ = b.in;
+    out_ = b.out;
+    return false;
+  }
+  void launch(int, int, int y0, int y1, GpuStream stream) override {
+    check_stage_launch(launch_to_gray(in_, out_, y0, y1, stream), label_, "launch_to_gray");
+  }
+
+ private:
+  std::string label_;
+  ImageView in_, out_;
+};
+#endif  // JETPIPE_HAVE_CUDA
 
 // A GRAY8-input filter with one parameter struct and one CPU twin.
 template <class P, void (*Ref)(const P&, const ImageView&, const ImageView&, int, int),
@@ -26,6 +97,13 @@ class FilterStage : public Stage {
   int halo() const override { return Halo(p_); }
   void run_cpu(int, const ImageView& in, const ImageView& out, int, int y0, int y1) override {
     Ref(p_, in, out, y0, y1);
+  }
+  std::unique_ptr<StageGpu> make_gpu() const override {
+#if JETPIPE_HAVE_CUDA
+    return std::make_unique<FilterGpu<P>>(p_, label());
+#else
+    return nullptr;
+#endif
   }
   const P& params() const { return p_; }
 
@@ -42,6 +120,13 @@ class ToGrayStage : public Stage {
   PixelFormat output_format(PixelFormat) const override { return PixelFormat::kGray8; }
   void run_cpu(int, const ImageView& in, const ImageView& out, int, int y0, int y1) override {
     to_gray_ref(in, out, y0, y1);
+  }
+  std::unique_ptr<StageGpu> make_gpu() const override {
+#if JETPIPE_HAVE_CUDA
+    return std::make_unique<ToGrayGpu>(label());
+#else
+    return nullptr;
+#endif
   }
 };
 

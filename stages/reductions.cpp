@@ -9,11 +9,215 @@
 #include "kernels/histogram.h"
 #include "kernels/stats.h"
 #include "kernels/threshold.h"
+#include "stages/gpu_util.h"
 #include "stages/registry.h"
 
 namespace jetpipe {
 
 namespace {
+
+#if JETPIPE_HAVE_CUDA
+// A device workspace of the launchers' kind: zero-filled (on the frame's main stream) whenever it
+// is (re)allocated; every completed frame leaves it ready for the next.
+class Workspace {
+ public:
+  // Returns true when it (re)allocated.
+  bool ensure(std::size_t bytes, GpuStream stream) {
+    if (bytes == buf_.bytes() && buf_.get() != nullptr) return false;
+    buf_ = DeviceBuffer(bytes);
+    JP_CUDA(cudaMemsetAsync(buf_.get(), 0, bytes, stream));
+    return true;
+  }
+  void* get() const { return buf_.get(); }
+
+ private:
+  DeviceBuffer buf_;
+};
+
+class StatsGpu : public StageGpu {
+ public:
+  explicit StatsGpu(std::string label) : label_(std::move(label)) {}
+  bool bind(const GpuBinding& b) override {
+    in_ = b.in;
+    mode_ = b.results;
+    bool changed = accum_.ensure(sizeof(StatsAccum), b.results);
+    if (!absorbed_) changed |= ws_.ensure(stats_workspace_bytes(b.in.format, b.in.height), b.stream);
+    return changed;
+  }
+  void launch(int, int, int y0, int y1, GpuStream stream) override {
+    check_stage_launch(launch_stats(in_, accum_.device<StatsAccum>(), y0, y1, ws_.get(), stream),
+                       label_, "launch_stats");
+  }
+  bool merges_after(int) const override { return mode_ == ResultMemory::kCopy; }
+  void merge(int, GpuStream stream) override { accum_.copy_back(stream); }
+  StageResult result() const override { return stats_finish(*accum_.host<StatsAccum>(), in_.format); }
+
+  // A histogram of the same image computes these stats (launch_histogram_stats).
+  void set_absorbed() { absorbed_ = true; }
+  StatsAccum* device_accum() const { return accum_.device<StatsAccum>(); }
+  const ResultBuffer& accum() const { return accum_; }
+
+ private:
+  std::string label_;
+  ImageView in_;
+  ResultMemory mode_ = ResultMemory::kCopy;
+  ResultBuffer accum_;
+  Workspace ws_;
+  bool absorbed_ = false;
+};
+
+class HistogramGpu : public StageGpu {
+ public:
+  HistogramGpu(HistogramParams p, std::string label) : p_(p), label_(std::move(label)) {}
+  bool absorb(StageGpu& later) override {
+    auto* stats = dynamic_cast<StatsGpu*>(&later);
+    if (stats == nullptr || stats_ != nullptr) return false;
+    stats_ = stats;
+    stats_->set_absorbed();
+    return true;
+  }
+  bool bind(const GpuBinding& b) override {
+    in_ = b.in;
+    mode_ = b.results;
+    bool changed = bins_.ensure(sizeof(std::uint64_t) * p_.bins, b.results);
+    changed |= ws_.ensure(histogram_workspace_bytes(), b.stream);
+    return changed;
+  }
+  void launch(int, int, int y0, int y1, GpuStream stream) override {
+    auto* bins = bins_.device<std::uint64_t>();
+    const cudaError_t err =
+        stats_ ? launch_histogram_stats(p_, in_, bins, stats_->device_accum(), y0, y1, ws_.get(),
+                                        stream)
+               : launch_histogram(p_, in_, bins, y0, y1, ws_.get(), stream);
+    check_stage_launch(err, label_, stats_ ? "launch_histogram_stats" : "launch_histogram");
+  }
+  bool merges_after(int) const override { return mode_ == ResultMemory::kCopy; }
+  void merge(int, GpuStream stream) override {
+    bins_.copy_back(stream);
+    if (stats_) stats_->accum().copy_back(stream);
+  }
+  StageResult result() const override {
+    HistogramResult r;
+    r.lo = p_.lo;
+    r.hi = p_.hi;
+    const std::uint64_t* bins = bins_.host<std::uint64_t>();
+    r.bins.assign(bins, bins + p_.bins);
+    return r;
+  }
+
+ private:
+  HistogramParams p_;
+  std::string label_;
+  ImageView in_;
+  ResultMemory mode_ = ResultMemory::kCopy;
+  ResultBuffer bins_;
+  Workspace ws_;
+  StatsGpu* stats_ = nullptr;
+};
+
+// Fixed value: one pass. Otsu: pass 0 counts the histogram, its merge computes the threshold on
+// the device, pass 1 applies it (read on the device: no host round trip).
+class ThresholdGpu : public StageGpu {
+ public:
+  ThresholdGpu(bool otsu, double value, double max_value, std::string label)
+      : otsu_(otsu), value_(value), max_value_(max_value), label_(std::move(label)) {}
+  bool bind(const GpuBinding& b) override {
+    in_ = b.in;
+    out_ = b.out;
+    mode_ = b.results;
+    if (!otsu_) return false;
+    bool changed = value_buf_.ensure(sizeof(double), b.results);
+    changed |= hist_.ensure(256 * sizeof(std::uint64_t), b.stream);
+    changed |= ws_.ensure(histogram_workspace_bytes(), b.stream);
+    return changed;
+  }
+  void launch(int pass, int, int y0, int y1, GpuStream stream) override {
+    if (!otsu_) {
+      check_stage_launch(launch_threshold(value_, max_value_, in_, out_, y0, y1, stream), label_,
+                         "launch_threshold");
+    } else if (pass == 0) {
+      check_stage_launch(launch_histogram(HistogramParams{}, in_,
+                                          static_cast<std::uint64_t*>(hist_.get()), y0, y1,
+                                          ws_.get(), stream),
+                         label_, "launch_histogram");
+    } else {
+      check_stage_launch(launch_threshold_from(value_buf_.device<double>(), max_value_, in_, out_,
+                                               y0, y1, stream),
+                         label_, "launch_threshold_from");
+    }
+  }
+  bool merges_after(int pass) const override {
+    return otsu_ && (pass == 0 || mode_ == ResultMemory::kCopy);
+  }
+  void merge(int pass, GpuStream stream) override {
+    if (pass == 0) {
+      check_stage_launch(launch_otsu_threshold(static_cast<const std::uint64_t*>(hist_.get()),
+                                               value_buf_.device<double>(), stream),
+                         label_, "launch_otsu_threshold");
+    } else {
+      value_buf_.copy_back(stream);
+    }
+  }
+  StageResult result() const override {
+    return ThresholdResult{otsu_ ? *value_buf_.host<double>() : value_};
+  }
+
+ private:
+  bool otsu_;
+  double value_, max_value_;
+  std::string label_;
+  ImageView in_, out_;
+  ResultMemory mode_ = ResultMemory::kCopy;
+  ResultBuffer value_buf_;
+  Workspace hist_, ws_;
+};
+
+// Quality: pass 0 finds the maximum per strip, pass 1 the candidates; without quality pass 0 finds
+// the candidates. The last pass's merge sorts and compacts (launch_detect_finish).
+class DetectGpu : public StageGpu {
+ public:
+  DetectGpu(DetectParams p, std::string label) : p_(p), label_(std::move(label)) {}
+  bool bind(const GpuBinding& b) override {
+    in_ = b.in;
+    bool changed = out_.ensure(detect_result_bytes(p_), b.results);
+    const std::size_t bytes = detect_workspace_bytes(p_, b.in.width, b.in.height);
+    if (bytes != ws_.bytes() || ws_.get() == nullptr) {
+      ws_ = DeviceBuffer(bytes);
+      check_stage_launch(detect_workspace_init(ws_.get(), b.stream), label_,
+                         "detect_workspace_init");
+      changed = true;
+    }
+    return changed;
+  }
+  void launch(int pass, int, int y0, int y1, GpuStream stream) override {
+    if (p_.use_quality && pass == 0) {
+      check_stage_launch(launch_detect_max(p_, in_, y0, y1, ws_.get(), stream), label_,
+                         "launch_detect_max");
+    } else {
+      check_stage_launch(launch_detect_candidates(p_, in_, y0, y1, ws_.get(), stream), label_,
+                         "launch_detect_candidates");
+    }
+  }
+  bool merges_after(int pass) const override { return pass == (p_.use_quality ? 1 : 0); }
+  void merge(int, GpuStream stream) override {
+    check_stage_launch(launch_detect_finish(p_, in_, 0, in_.height, ws_.get(),
+                                            out_.device<DetectDeviceResult>(), stream),
+                       label_, "launch_detect_finish");
+    out_.copy_back(stream);
+  }
+  StageResult result() const override {
+    return to_detect_result(out_.host<DetectDeviceResult>());
+  }
+
+ private:
+  DetectParams p_;
+  std::string label_;
+  ImageView in_;
+  ResultBuffer out_;
+  DeviceBuffer ws_;
+};
+#endif  // JETPIPE_HAVE_CUDA
+
 
 class HistogramStage : public Stage {
  public:
@@ -37,6 +241,13 @@ class HistogramStage : public Stage {
     }
     return r;
   }
+  std::unique_ptr<StageGpu> make_gpu() const override {
+#if JETPIPE_HAVE_CUDA
+    return std::make_unique<HistogramGpu>(p_, label());
+#else
+    return nullptr;
+#endif
+  }
 
  private:
   HistogramParams p_;
@@ -59,6 +270,13 @@ class StatsStage : public Stage {
     StatsAccum all;
     for (const auto& r : rows_) stats_merge(&all, r);
     return stats_finish(all, format_);
+  }
+  std::unique_ptr<StageGpu> make_gpu() const override {
+#if JETPIPE_HAVE_CUDA
+    return std::make_unique<StatsGpu>(label());
+#else
+    return nullptr;
+#endif
   }
 
  private:
@@ -95,6 +313,13 @@ class ThresholdStage : public Stage {
     used_ = otsu_threshold(hist);
   }
   StageResult result() const override { return ThresholdResult{used_}; }
+  std::unique_ptr<StageGpu> make_gpu() const override {
+#if JETPIPE_HAVE_CUDA
+    return std::make_unique<ThresholdGpu>(otsu_, value_, max_value_, label());
+#else
+    return nullptr;
+#endif
+  }
 
  private:
   bool otsu_;
@@ -133,6 +358,13 @@ class DetectStage : public Stage {
     std::vector<Detection> all;
     for (const auto& c : cands_) all.insert(all.end(), c.begin(), c.end());
     return detect_finish(std::move(all), p_.max_detections);
+  }
+  std::unique_ptr<StageGpu> make_gpu() const override {
+#if JETPIPE_HAVE_CUDA
+    return std::make_unique<DetectGpu>(p_, label());
+#else
+    return nullptr;
+#endif
   }
 
  private:

@@ -7,15 +7,63 @@
 // then result(). Strip outputs cover disjoint rows; inputs are whole frames, so halos read the real
 // neighbouring rows and the border applies at the image's own edges only. Partials merge in strip
 // order in end_pass, so results do not depend on K.
+//
+// GPU execution (CUDA builds): make_gpu() gives a StageGpu, one per frame in flight. For each frame
+// the executor binds every stage to that frame's device-accessible views, then, per pass, launches
+// the pass on every strip (strip k on its stream, after the rows it reads have been written), then
+// the pass's merge on the frame's main stream after all strips of the pass. After the frame's
+// completion event, result() reads the host copy. Same strips, same merges: results equal the CPU
+// twin whatever the strip count, streams or frames in flight.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <string>
 
 #include "pipeline/core/image.h"
 #include "pipeline/core/results.h"
 
+struct CUstream_st;
+
 namespace jetpipe {
+
+using GpuStream = CUstream_st*;  // cudaStream_t without the CUDA headers
+
+// Where a GPU stage's small results live: written by the kernels straight into mapped host memory,
+// or into device memory and copied back by the stage's last merge.
+enum class ResultMemory : std::uint8_t { kMapped, kCopy };
+
+struct GpuBinding {
+  ImageView in;   // the input image (device, mapped or managed memory)
+  ImageView out;  // the output image (image stages)
+  int strips = 1;
+  ResultMemory results = ResultMemory::kCopy;
+  // The frame's main stream, which runs before every launch of the frame: bind() queues the
+  // one-time initialization of what it (re)allocates (zeroed workspaces) here.
+  GpuStream stream = nullptr;
+};
+
+class StageGpu {
+ public:
+  virtual ~StageGpu() = default;
+  // Before each frame's launches and outside any graph capture: makes workspaces, textures and
+  // result memory fit the binding (allocating only when it changed). Returns true when it made or
+  // replaced something a captured graph refers to. Throws jetpipe::Error on CUDA failures.
+  virtual bool bind(const GpuBinding& b) = 0;
+  // Pass `pass` over rows [y0, y1) of strip `strip`, asynchronously on `stream`; throws on a
+  // launch error.
+  virtual void launch(int pass, int strip, int y0, int y1, GpuStream stream) = 0;
+  // Whether the pass ends with a merge (per-frame work after all its strips, e.g. Otsu's threshold,
+  // the detection's finish, the results' copy back).
+  virtual bool merges_after(int /*pass*/) const { return false; }
+  virtual void merge(int /*pass*/, GpuStream /*stream*/) {}
+  // After the frame completed: its result, from host memory.
+  virtual StageResult result() const { return {}; }
+  // Fusion: `later`, a later stage reading the same image, may be computed by this stage's
+  // launches; returns true if so (the executor then never launches `later`, but asks it for its
+  // result). Called once, before the first bind.
+  virtual bool absorb(StageGpu& /*later*/) { return false; }
+};
 
 class Stage {
  public:
@@ -41,6 +89,9 @@ class Stage {
                        int y1) = 0;
   virtual void end_pass(int /*pass*/) {}
   virtual StageResult result() const { return {}; }
+
+  // The GPU twin for one frame in flight; nullptr in builds without CUDA.
+  virtual std::unique_ptr<StageGpu> make_gpu() const = 0;
 
   // Set once by the registry when the stage is built from its declaration.
   void set_identity(std::string type, std::string name, std::string input, std::string output) {

@@ -213,6 +213,7 @@ class GstSource final : public Source {
         throw input_error(where_ + e.what());
       }
     }
+    set_allocator(opt.allocator);  // before the streaming thread exists
     gst_detail::ensure_init();
     const GstFeatures features = detect_gst_features();
     if (features.has("nvv4l2decoder")) prefer_hardware_decoder();

@@ -52,7 +52,9 @@ std::unique_ptr<Source> open_source(const std::string& uri) {
   return open_source(uri, SourceOptions());
 }
 
-std::unique_ptr<Source> open_source(const std::string& uri, const SourceOptions& options) {
+namespace {
+
+std::unique_ptr<Source> open_any(const std::string& uri, const SourceOptions& options) {
   if (uri.empty()) throw input_error(std::string("empty source (") + kForms + ")");
   const std::size_t sep = uri.find("://");
   if (sep != std::string::npos) {
@@ -81,6 +83,15 @@ std::unique_ptr<Source> open_source(const std::string& uri, const SourceOptions&
     throw input_error("source '" + uri + "': no such file or directory (" + kForms + ")");
   }
   return open_file_uri(uri, uri, options);
+}
+
+}  // namespace
+
+std::unique_ptr<Source> open_source(const std::string& uri, const SourceOptions& options) {
+  std::unique_ptr<Source> src = open_any(uri, options);
+  // Sources with threads (GStreamer) take the allocator from the options before they start.
+  if (options.allocator && !src->has_allocator()) src->set_allocator(options.allocator);
+  return src;
 }
 
 }  // namespace jetpipe

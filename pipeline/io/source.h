@@ -76,7 +76,10 @@ class Source {
   virtual std::int64_t dropped() const { return 0; }
   // Frames produced from now on are allocated by `alloc` (the executor's frame pool), so decoders
   // write straight into memory the GPU reads. Empty: ordinary host memory.
+  // Not thread-safe against a running source: open_source passes SourceOptions::allocator before a
+  // source's threads start.
   void set_allocator(ImageAllocator alloc) { alloc_ = std::move(alloc); }
+  bool has_allocator() const { return static_cast<bool>(alloc_); }
 
  protected:
   // A frame buffer of this shape from the allocator (sources call this, never HostImage(w, h, f)).
@@ -94,6 +97,7 @@ struct SourceOptions {
   int queue = 4;          // live sources: frames held before the oldest is dropped (1..64)
   double timeout_s = 10;  // open: no first frame (or error) within this → error; later: a
                           // stall this long → error (rtp:// listens: no first-frame wait)
+  ImageAllocator allocator;  // where frames go (the executor's frame pool); empty: host memory
 };
 
 // Opens a source; throws jetpipe::Error (kind kInput) naming the URI when it cannot be opened.

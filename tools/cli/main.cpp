@@ -58,6 +58,9 @@ int main(int argc, char** argv) {
   run_cmd->add_option("--output-fps", run.output_fps, "Frame rate of the video")
       ->capture_default_str()
       ->check(CLI::Range(1, 1000));
+  run_cmd->add_option("--timeline", run.timeline,
+                      "Write a Chrome-trace JSON of every frame's GPU copies and stages per stream "
+                      "(open in ui.perfetto.dev or chrome://tracing; CUDA platforms)");
 
   app.add_subcommand("info", "Build features, CUDA devices, and the profile `auto` picks and why");
   app.add_subcommand("stages", "Stage types and their parameters (keys, defaults, ranges)");

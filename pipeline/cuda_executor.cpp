@@ -1,0 +1,752 @@
+// SPDX-License-Identifier: MIT
+// The CUDA executor: every stage's GPU twin on every frame, with the platform profile's memory
+// strategy (DESIGN.md, "Memory strategies"):
+//   copy            pageable frames, one stream, synchronous whole-frame copies (the baseline)
+//   pinned-chunked  frames in the pinned frame pool; each frame in K row strips on S streams:
+//                   strip H2D → the stages on the strip → strip D2H of the images asked for
+//   zero-copy       frames in mapped pool memory, read by the kernels over the bus; images asked
+//                   for are written straight into mapped buffers; intermediates in device memory
+//   managed         frames and images asked for in managed memory, attached to the frame's stream
+//                   while it runs, prefetched where the device supports it
+// F frames in flight, each in its own slot: streams, events, device images and stage twins. A
+// stage's strip k starts once the rows it reads ([y0 − halo, y1 + halo) of its input) have been
+// written: it waits on the events of the producing strips on other streams. Passes of a stage are
+// joined on the slot's main stream, where the merges run (per-frame work after all strips). No
+// device-wide synchronization in steady state; records come back in input order.
+// CUDA graphs: one frame's work captured per slot and per set of buffers (shapes and pointers),
+// replayed; a new shape or a re-made texture or workspace captures again.
+#include "pipeline/executor.h"
+
+#if JETPIPE_HAVE_CUDA
+#include <cuda_runtime_api.h>
+#include <nvtx3/nvToolsExt.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <deque>
+#include <limits>
+#include <map>
+#include <optional>
+#include <sstream>
+
+#include "pipeline/core/cuda_memory.h"
+#include "pipeline/core/error.h"
+#include "pipeline/frame_pool.h"
+
+namespace jetpipe {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+enum class Memory { kCopy, kPinnedChunked, kZeroCopy, kManaged };
+
+Memory parse_memory(const std::string& m) {
+  if (m == "copy") return Memory::kCopy;
+  if (m == "pinned-chunked") return Memory::kPinnedChunked;
+  if (m == "zero-copy") return Memory::kZeroCopy;
+  if (m == "managed") return Memory::kManaged;
+  throw config_error("memory '" + m + "' is not a CUDA strategy");
+}
+
+class Event {
+ public:
+  explicit Event(bool timing) {
+    JP_CUDA(cudaEventCreateWithFlags(&e_, timing ? cudaEventDefault : cudaEventDisableTiming));
+  }
+  ~Event() {
+    if (e_) cudaEventDestroy(e_);
+  }
+  Event(Event&& o) noexcept : e_(std::exchange(o.e_, nullptr)) {}
+  Event& operator=(Event&&) = delete;
+  Event(const Event&) = delete;
+  cudaEvent_t get() const { return e_; }
+
+ private:
+  cudaEvent_t e_ = nullptr;
+};
+
+class Stream {
+ public:
+  Stream() { JP_CUDA(cudaStreamCreateWithFlags(&s_, cudaStreamNonBlocking)); }
+  ~Stream() {
+    if (s_) cudaStreamDestroy(s_);
+  }
+  Stream(Stream&& o) noexcept : s_(std::exchange(o.s_, nullptr)) {}
+  Stream& operator=(Stream&&) = delete;
+  Stream(const Stream&) = delete;
+  cudaStream_t get() const { return s_; }
+
+ private:
+  cudaStream_t s_ = nullptr;
+};
+
+class GraphExec {
+ public:
+  explicit GraphExec(cudaGraph_t g) {
+    const cudaError_t err = cudaGraphInstantiate(&exec_, g, 0);
+    cudaGraphDestroy(g);
+    JP_CUDA(err);
+  }
+  ~GraphExec() {
+    if (exec_) cudaGraphExecDestroy(exec_);
+  }
+  GraphExec(const GraphExec&) = delete;
+  GraphExec& operator=(const GraphExec&) = delete;
+  cudaGraphExec_t get() const { return exec_; }
+
+ private:
+  cudaGraphExec_t exec_ = nullptr;
+};
+
+struct ScopedRange {
+  explicit ScopedRange(const std::string& name) { nvtxRangePushA(name.c_str()); }
+  ~ScopedRange() { nvtxRangePop(); }
+};
+
+// A stage of the pipeline as the executor plans it (the same in every slot).
+struct StagePlan {
+  const Stage* stage = nullptr;
+  int producer = -1;      // stage writing its input; -1: the frame
+  int absorbed_by = -1;   // another stage computes this one (fusion)
+  bool keep = false;      // its output image is asked for
+};
+
+// One stage in one slot.
+struct StageSlot {
+  std::unique_ptr<StageGpu> gpu;
+  std::vector<Event> done;  // per strip: its rows of the current pass written
+  std::vector<Event> t_end;  // per strip (timing): after the stage's last pass
+  Event joined{false};       // between passes: all strips (and the merge) done
+  Event t_merge0{true}, t_merge1{true};
+  bool merged = false;       // the current frame ran a merge (timing)
+};
+
+// An image buffer of a slot: device memory, or (images asked for) pool memory.
+struct SlotImage {
+  DeviceImage device;
+  ImageView view;  // what the kernels use
+};
+
+struct Slot {
+  int index = 0;
+  Stream main;
+  std::vector<Stream> streams;     // strip streams (empty: everything on main)
+  Event fork{false};
+  std::vector<Event> h2d_done;     // per strip
+  Event join{false};               // each strip stream's end, waited on by main in turn
+  std::vector<Event> t_start, t_h2d, t_d2h;  // per strip (timing)
+  Event t_begin{true}, t_finish{true}, complete{false};
+  std::vector<StageSlot> stages;
+  std::map<std::string, SlotImage> images;  // device images by name (the frame included)
+  std::map<std::string, std::unique_ptr<GraphExec>> graphs;
+
+  // The frame in this slot.
+  bool busy = false;
+  std::size_t pending = 0;  // its entry in the pending queue (sequence number)
+};
+
+struct Pending {
+  std::size_t seq = 0;
+  FrameRecord record;
+  bool ready = false;
+  int slot = -1;
+  Frame frame;                                 // keeps the host frame alive while it runs
+  std::map<std::string, HostImage> outputs;    // host images the frame's outputs land in
+  std::vector<int> bounds;
+  Clock::time_point submitted;
+};
+
+class CudaExecutor : public Executor {
+ public:
+  CudaExecutor(const PipelineConfig& cfg, const PlatformProfile& profile,
+               std::vector<std::string> keep)
+      : cfg_(cfg), profile_(profile), keep_(std::move(keep)), memory_(parse_memory(profile.memory)) {
+    JP_CUDA(cudaGetDevice(&device_));
+    int concurrent = 0;
+    JP_CUDA(cudaDeviceGetAttribute(&concurrent, cudaDevAttrConcurrentManagedAccess, device_));
+    concurrent_managed_ = concurrent != 0;
+    chunks_ = std::max(1, profile.chunks);
+    streams_ = std::max(1, std::min(profile.streams, chunks_));
+    frames_ = std::max(1, profile.frames_in_flight);
+    graphs_ = profile.cuda_graphs;
+    if (memory_ == Memory::kCopy) frames_ = 1, streams_ = 1;
+    // Managed memory attached to one stream is accessed by that stream only (Jetson without
+    // concurrent managed access): a frame runs on its slot's main stream alone.
+    if (memory_ == Memory::kManaged) streams_ = 1;
+    results_ = profile.results == "mapped" ? ResultMemory::kMapped
+               : profile.results == "copy" ? ResultMemory::kCopy
+               : (memory_ == Memory::kZeroCopy || memory_ == Memory::kManaged)
+                   ? ResultMemory::kMapped
+                   : ResultMemory::kCopy;
+    switch (memory_) {
+      case Memory::kPinnedChunked: pool_.emplace(PoolMemory::kPinned); break;
+      case Memory::kZeroCopy: pool_.emplace(PoolMemory::kMapped); break;
+      case Memory::kManaged: pool_.emplace(PoolMemory::kManaged); break;
+      case Memory::kCopy: break;
+    }
+    plan();
+    for (int f = 0; f < frames_; ++f) slots_.push_back(make_slot(f));
+    JP_CUDA(cudaEventRecord(origin_.get(), slots_[0]->main.get()));
+    JP_CUDA(cudaEventSynchronize(origin_.get()));
+  }
+
+  ~CudaExecutor() override {
+    // Never leave work queued on buffers about to be freed.
+    for (auto& s : slots_) cudaStreamSynchronize(s->main.get());
+  }
+
+  ImageAllocator allocator() const override {
+    return pool_ ? pool_->allocator() : ImageAllocator{};
+  }
+
+  std::string describe() const override {
+    std::ostringstream os;
+    os << profile_.memory << ", " << chunks_ << " strip" << (chunks_ == 1 ? "" : "s") << " on "
+       << (single_stream() ? 1 : streams_) << " stream" << (single_stream() ? "" : "s")
+       << ", " << frames_ << " frame" << (frames_ == 1 ? "" : "s") << " in flight, graphs "
+       << (graphs_ ? "on" : "off") << ", results "
+       << (results_ == ResultMemory::kMapped ? "mapped" : "copied back");
+    if (!fusions_.empty()) os << ", fused: " << fusions_;
+    return os.str();
+  }
+
+  void submit(Frame frame) override {
+    Pending p;
+    p.seq = next_seq_++;
+    p.submitted = Clock::now();
+    p.record.index = frame.index;
+    p.record.source = frame.source;
+    p.record.error = frame.error;
+    if (!p.record.error.empty()) {
+      p.ready = true;
+      pending_.push_back(std::move(p));
+      return;
+    }
+    p.record.width = frame.image.width();
+    p.record.height = frame.image.height();
+    Slot& slot = *slots_[next_slot_];
+    if (slot.busy) finish(slot);
+    next_slot_ = (next_slot_ + 1) % slots_.size();
+    p.frame = std::move(frame);
+    p.slot = slot.index;
+    const std::string label = "frame " + std::to_string(p.record.index) + " (" +
+                              p.record.source + ")";
+    ScopedRange range(label);
+    try {
+      start(slot, &p);
+      slot.busy = true;
+      slot.pending = p.seq;
+    } catch (const Error& e) {
+      // The frame fails; the slot is drained so the next frame starts clean. A sticky CUDA
+      // error (the context is lost) surfaces again at the next call and ends the run.
+      abandon(slot);
+      p.record.error = label + ": " + e.what();
+      p.ready = true;
+      p.frame = Frame{};
+    }
+    pending_.push_back(std::move(p));
+    if (memory_ == Memory::kCopy) finish(slot);  // the synchronous baseline
+  }
+
+  bool take(FrameRecord* record, bool wait) override {
+    if (pending_.empty()) return false;
+    Pending& front = pending_.front();
+    if (!front.ready) {
+      Slot& slot = *slots_[front.slot];
+      if (!wait) {
+        const cudaError_t q = cudaEventQuery(slot.complete.get());
+        if (q == cudaErrorNotReady) return false;
+        JP_CUDA(q);
+      }
+      finish(slot);
+    }
+    *record = std::move(front.record);
+    if (record->latency_ms == 0) {
+      record->latency_ms =
+          std::chrono::duration<double, std::milli>(Clock::now() - front.submitted).count();
+    }
+    pending_.pop_front();
+    return true;
+  }
+
+  std::size_t in_flight() const override { return pending_.size(); }
+
+ private:
+  bool single_stream() const { return streams_ <= 1 && memory_ != Memory::kPinnedChunked; }
+
+  // Which stage writes each stage's input, which outputs are kept, what fuses.
+  void plan() {
+    std::map<std::string, int> writer;
+    for (std::size_t i = 0; i < cfg_.stages.size(); ++i) {
+      const Stage& s = *cfg_.stages[i];
+      StagePlan sp;
+      sp.stage = &s;
+      auto it = writer.find(s.input());
+      sp.producer = it == writer.end() ? -1 : it->second;
+      if (s.has_output()) {
+        writer[s.output()] = static_cast<int>(i);
+        sp.keep = std::find(keep_.begin(), keep_.end(), s.output()) != keep_.end();
+      }
+      plans_.push_back(sp);
+    }
+  }
+
+  std::unique_ptr<Slot> make_slot(int index) {
+    auto slot = std::make_unique<Slot>();
+    slot->index = index;
+    const int strip_streams = single_stream() ? 0 : streams_;
+    for (int s = 0; s < strip_streams; ++s) slot->streams.emplace_back();
+    for (int k = 0; k < chunks_; ++k) {
+      slot->h2d_done.emplace_back(false);
+      slot->t_start.emplace_back(true);
+      slot->t_h2d.emplace_back(true);
+      slot->t_d2h.emplace_back(true);
+    }
+    for (const auto& sp : plans_) {
+      StageSlot ss;
+      ss.gpu = sp.stage->make_gpu();
+      if (!ss.gpu) throw Error(sp.stage->label() + ": no GPU implementation");
+      for (int k = 0; k < chunks_; ++k) {
+        ss.done.emplace_back(false);
+        ss.t_end.emplace_back(true);
+      }
+      slot->stages.push_back(std::move(ss));
+    }
+    // Fusion: a later stage over the same image that an earlier one computes in its own launches
+    // (histogram + stats: one pass). Decided on slot 0, repeated on the others.
+    for (std::size_t b = 0; b < plans_.size(); ++b) {
+      if (index == 0) {
+        for (std::size_t a = 0; a < b && plans_[b].absorbed_by < 0; ++a) {
+          if (plans_[a].absorbed_by >= 0 || plans_[a].stage->input() != plans_[b].stage->input()) {
+            continue;
+          }
+          if (slot->stages[a].gpu->absorb(*slot->stages[b].gpu)) {
+            plans_[b].absorbed_by = static_cast<int>(a);
+            fusions_ += (fusions_.empty() ? "" : "; ") + plans_[b].stage->name() + " into " +
+                        plans_[a].stage->name();
+          }
+        }
+      } else if (plans_[b].absorbed_by >= 0 &&
+                 !slot->stages[plans_[b].absorbed_by].gpu->absorb(*slot->stages[b].gpu)) {
+        throw Error(plans_[b].stage->label() + ": fusion differs between frame slots");
+      }
+    }
+    return slot;
+  }
+
+  cudaStream_t strip_stream(const Slot& slot, int k) const {
+    return slot.streams.empty() ? slot.main.get() : slot.streams[k % slot.streams.size()].get();
+  }
+
+  void record_timing(cudaEvent_t e, cudaStream_t s, bool capturing) {
+    JP_CUDA(capturing ? cudaEventRecordWithFlags(e, s, cudaEventRecordExternal)
+                      : cudaEventRecord(e, s));
+  }
+
+  // A device image of the slot with this shape (reallocated only when the shape changes).
+  ImageView device_image(Slot& slot, const std::string& name, int w, int h, PixelFormat f,
+                         bool* changed) {
+    SlotImage& img = slot.images[name];
+    const ImageView& v = img.device.view();
+    if (v.data == nullptr || v.width != w || v.height != h || v.format != f) {
+      img.device = DeviceImage(w, h, f);
+      *changed = true;
+    }
+    img.view = img.device.view();
+    return img.view;
+  }
+
+  // Everything for one frame: buffers, bindings, then the work (directly or as a graph).
+  void start(Slot& slot, Pending* p) {
+    const ImageView host = p->frame.image.view();
+    const int w = host.width, h = host.height;
+    // Formats first: a frame the stages cannot take fails before any work.
+    std::map<std::string, PixelFormat> formats = {{kFrameImage, host.format}};
+    for (const auto& sp : plans_) {
+      const Stage& s = *sp.stage;
+      const PixelFormat in = formats.at(s.input());
+      std::string why;
+      if (!s.accepts(in, &why)) {
+        throw Error(s.label() + ": image '" + s.input() + "' is " + to_string(in) + ", but " +
+                    s.type() + " " + why +
+                    (s.input() == kFrameImage ? " (add {type: to_gray} first)" : ""));
+      }
+      if (s.has_output()) formats[s.output()] = s.output_format(in);
+    }
+    p->bounds = strip_bounds(h, chunks_);
+    const int strips = static_cast<int>(p->bounds.size()) - 1;
+    bool changed = false;
+
+    // The frame as the GPU reads it. Pool strategies need the frame in pool memory: a frame from a
+    // source that ignores the allocator is staged there with one host copy (counted).
+    ImageView pooled;
+    if (pool_ && !pool_->device_view(host, &pooled)) {
+      HostImage copy = pool_->allocate(w, h, host.format);
+      copy_image(host, copy.view());
+      p->frame.image = std::move(copy);
+      ++staged_frames_;
+      pool_->device_view(p->frame.image.view(), &pooled);
+    }
+    const ImageView frame_dev =
+        (memory_ == Memory::kCopy || memory_ == Memory::kPinnedChunked)
+            ? device_image(slot, kFrameImage, w, h, host.format, &changed)
+            : pooled;
+    std::map<std::string, ImageView> views = {{kFrameImage, frame_dev}};
+
+    // Outputs: device images; the ones asked for also get host memory (pool or pageable).
+    for (std::size_t i = 0; i < plans_.size(); ++i) {
+      const StagePlan& sp = plans_[i];
+      if (!sp.stage->has_output()) continue;
+      const std::string& name = sp.stage->output();
+      const PixelFormat f = formats.at(name);
+      if (sp.keep) {
+        HostImage out = pool_ ? pool_->allocate(w, h, f) : HostImage(w, h, f);
+        if (memory_ == Memory::kZeroCopy || memory_ == Memory::kManaged) {
+          ImageView dv;
+          pool_->device_view(out.view(), &dv);
+          views[name] = dv;
+        } else {
+          views[name] = device_image(slot, name, w, h, f, &changed);
+        }
+        p->outputs[name] = std::move(out);
+      } else {
+        views[name] = device_image(slot, name, w, h, f, &changed);
+      }
+    }
+
+    // Bind every stage twin to this frame's views.
+    for (std::size_t i = 0; i < plans_.size(); ++i) {
+      const Stage& s = *plans_[i].stage;
+      GpuBinding b;
+      b.in = views.at(s.input());
+      if (s.has_output()) b.out = views.at(s.output());
+      b.strips = strips;
+      b.results = results_;
+      b.stream = slot.main.get();
+      changed |= slot.stages[i].gpu->bind(b);
+    }
+    if (changed) slot.graphs.clear();
+
+    const cudaStream_t main = slot.main.get();
+    if (memory_ == Memory::kCopy) {
+      // The baseline: a synchronous copy from pageable memory, the whole frame at once.
+      ScopedRange r("h2d (synchronous)");
+      // On the frame's stream: a plain cudaMemcpy2D from pageable memory may return before its
+      // DMA lands, and the legacy stream does not order the non-blocking streams.
+      JP_CUDA(cudaMemcpy2DAsync(frame_dev.data, frame_dev.pitch, host.data, host.pitch,
+                                host.row_bytes(), static_cast<std::size_t>(h),
+                                cudaMemcpyHostToDevice, main));
+      JP_CUDA(cudaStreamSynchronize(main));
+    }
+    if (memory_ == Memory::kManaged) attach_managed(slot, *p, views, cudaMemAttachSingle);
+
+    JP_CUDA(cudaEventRecord(slot.t_begin.get(), main));
+    if (graphs_) {
+      std::ostringstream key;
+      key << static_cast<const void*>(p->frame.image.view().data);
+      for (const auto& [name, out] : p->outputs) key << ' ' << static_cast<const void*>(out.view().data);
+      for (const auto& [name, v] : views) {
+        key << ' ' << static_cast<const void*>(v.data) << ':' << v.width << 'x' << v.height << '/'
+            << v.pitch;
+      }
+      auto it = slot.graphs.find(key.str());
+      if (it == slot.graphs.end()) {
+        if (slot.graphs.size() >= 16) slot.graphs.clear();
+        JP_CUDA(cudaStreamBeginCapture(main, cudaStreamCaptureModeThreadLocal));
+        try {
+          enqueue(slot, *p, views, true);
+        } catch (...) {
+          cudaGraph_t g = nullptr;
+          cudaStreamEndCapture(main, &g);
+          if (g) cudaGraphDestroy(g);
+          throw;
+        }
+        cudaGraph_t g = nullptr;
+        JP_CUDA(cudaStreamEndCapture(main, &g));
+        it = slot.graphs.emplace(key.str(), std::make_unique<GraphExec>(g)).first;
+        ++captures_;
+      }
+      JP_CUDA(cudaGraphLaunch(it->second->get(), main));
+    } else {
+      enqueue(slot, *p, views, false);
+    }
+    JP_CUDA(cudaEventRecord(slot.t_finish.get(), main));
+    if (memory_ == Memory::kManaged) attach_managed(slot, *p, views, cudaMemAttachHost);
+    JP_CUDA(cudaEventRecord(slot.complete.get(), main));
+  }
+
+  // Managed buffers (the frame and the outputs asked for) change hands between host and stream.
+  void attach_managed(Slot& slot, const Pending& p, const std::map<std::string, ImageView>& views,
+                      unsigned flags) {
+    const cudaStream_t s = slot.main.get();
+    auto attach = [&](const ImageView& v) {
+      const std::size_t bytes = (static_cast<std::size_t>(v.height) - 1) * v.pitch + v.row_bytes();
+      JP_CUDA(cudaStreamAttachMemAsync(s, v.data, 0, flags));
+      if (flags == cudaMemAttachSingle && concurrent_managed_) {
+        cudaMemLocation loc{};
+        loc.type = cudaMemLocationTypeDevice;
+        loc.id = device_;
+        JP_CUDA(cudaMemPrefetchAsync(v.data, bytes, loc, 0, s));
+      }
+    };
+    attach(views.at(kFrameImage));
+    for (const auto& [name, img] : p.outputs) attach(views.at(name));
+  }
+
+  // Queues one frame's work on the slot's streams (also while capturing a graph).
+  void enqueue(Slot& slot, const Pending& p, const std::map<std::string, ImageView>& views,
+               bool capturing) {
+    const cudaStream_t main = slot.main.get();
+    const std::vector<int>& b = p.bounds;
+    const int strips = static_cast<int>(b.size()) - 1;
+    const int h = b.back();
+    const bool multi = !slot.streams.empty();
+    if (multi) {
+      JP_CUDA(cudaEventRecord(slot.fork.get(), main));
+      for (const auto& s : slot.streams) JP_CUDA(cudaStreamWaitEvent(s.get(), slot.fork.get(), 0));
+    }
+    // Strip copies in.
+    const ImageView frame_dev = views.at(kFrameImage);
+    const ImageView host = p.frame.image.view();
+    for (int k = 0; k < strips; ++k) {
+      const cudaStream_t s = strip_stream(slot, k);
+      record_timing(slot.t_start[k].get(), s, capturing);
+      if (memory_ == Memory::kPinnedChunked) {
+        const std::size_t rows = static_cast<std::size_t>(b[k + 1] - b[k]);
+        JP_CUDA(cudaMemcpy2DAsync(frame_dev.row<std::uint8_t>(b[k]), frame_dev.pitch,
+                                  host.row<std::uint8_t>(b[k]), host.pitch, host.row_bytes(), rows,
+                                  cudaMemcpyHostToDevice, s));
+      }
+      JP_CUDA(cudaEventRecord(slot.h2d_done[k].get(), s));
+      record_timing(slot.t_h2d[k].get(), s, capturing);
+    }
+    // Stages, pass by pass, strip by strip.
+    for (std::size_t i = 0; i < plans_.size(); ++i) {
+      const StagePlan& sp = plans_[i];
+      StageSlot& ss = slot.stages[i];
+      ss.merged = false;
+      if (sp.absorbed_by >= 0) continue;
+      ScopedRange range(sp.stage->label());
+      const int halo = sp.stage->halo();
+      const int passes = sp.stage->passes();
+      for (int pass = 0; pass < passes; ++pass) {
+        for (int k = 0; k < strips; ++k) {
+          const cudaStream_t s = strip_stream(slot, k);
+          if (multi && pass == 0) {
+            // The rows this strip reads, written by other streams' strips.
+            const int lo = std::max(0, b[k] - halo), hi = std::min(h, b[k + 1] + halo);
+            for (int j = 0; j < strips; ++j) {
+              if (strip_stream(slot, j) == s || b[j + 1] <= lo || b[j] >= hi) continue;
+              const cudaEvent_t e = sp.producer < 0 ? slot.h2d_done[j].get()
+                                                    : slot.stages[sp.producer].done[j].get();
+              JP_CUDA(cudaStreamWaitEvent(s, e, 0));
+            }
+          } else if (multi) {
+            JP_CUDA(cudaStreamWaitEvent(s, ss.joined.get(), 0));
+          }
+          ss.gpu->launch(pass, k, b[k], b[k + 1], s);
+          JP_CUDA(cudaEventRecord(ss.done[k].get(), s));
+          if (pass + 1 == passes) record_timing(ss.t_end[k].get(), s, capturing);
+        }
+        const bool merge = ss.gpu->merges_after(pass);
+        if (merge || pass + 1 < passes) {
+          if (multi) {
+            for (int k = 0; k < strips; ++k) JP_CUDA(cudaStreamWaitEvent(main, ss.done[k].get(), 0));
+          }
+          if (merge) {
+            record_timing(ss.t_merge0.get(), main, capturing);
+            ss.gpu->merge(pass, main);
+            record_timing(ss.t_merge1.get(), main, capturing);
+            ss.merged = true;
+          }
+          if (multi && pass + 1 < passes) JP_CUDA(cudaEventRecord(ss.joined.get(), main));
+        }
+      }
+    }
+    // Strip copies out (the images asked for, device-resident strategies only), then the join.
+    for (int k = 0; k < strips; ++k) {
+      const cudaStream_t s = strip_stream(slot, k);
+      if (memory_ == Memory::kPinnedChunked) {
+        for (const auto& [name, out] : p.outputs) {
+          const ImageView dv = views.at(name);
+          const ImageView hv = out.view();
+          JP_CUDA(cudaMemcpy2DAsync(hv.row<std::uint8_t>(b[k]), hv.pitch,
+                                    dv.row<std::uint8_t>(b[k]), dv.pitch, dv.row_bytes(),
+                                    static_cast<std::size_t>(b[k + 1] - b[k]),
+                                    cudaMemcpyDeviceToHost, s));
+        }
+      }
+      record_timing(slot.t_d2h[k].get(), s, capturing);
+    }
+    if (multi) {
+      for (const auto& s : slot.streams) {
+        JP_CUDA(cudaEventRecord(slot.join.get(), s.get()));
+        JP_CUDA(cudaStreamWaitEvent(main, slot.join.get(), 0));
+      }
+    }
+  }
+
+  // Drains a slot after a failure (its streams may hold partial work).
+  void abandon(Slot& slot) {
+    cudaStreamCaptureStatus st = cudaStreamCaptureStatusNone;
+    cudaStreamIsCapturing(slot.main.get(), &st);
+    if (st != cudaStreamCaptureStatusNone) {
+      cudaGraph_t g = nullptr;
+      cudaStreamEndCapture(slot.main.get(), &g);
+      if (g) cudaGraphDestroy(g);
+    }
+    for (const auto& s : slot.streams) cudaStreamSynchronize(s.get());
+    cudaStreamSynchronize(slot.main.get());
+    cudaGetLastError();  // clear a non-sticky launch error
+    slot.busy = false;
+    slot.graphs.clear();
+  }
+
+  // ms from the executor's origin to e; NaN when the time cannot be read (then timing is off for
+  // the rest of the run, said once on stderr, and records carry no spans).
+  double since_origin(cudaEvent_t e) {
+    float ms = 0;
+    const cudaError_t err = cudaEventElapsedTime(&ms, origin_.get(), e);
+    if (err == cudaSuccess) return ms;
+    cudaGetLastError();
+    if (timing_) {
+      std::fprintf(stderr, "jetpipe: GPU timing unavailable (%s); stage times are not reported\n",
+                   cudaGetErrorString(err));
+    }
+    timing_ = false;
+    return std::numeric_limits<double>::quiet_NaN();
+  }
+
+  // Waits for the slot's frame and fills its record.
+  void finish(Slot& slot) {
+    auto it = std::find_if(pending_.begin(), pending_.end(),
+                           [&](const Pending& p) { return p.seq == slot.pending; });
+    JP_CUDA(cudaEventSynchronize(slot.complete.get()));
+    slot.busy = false;
+    if (it == pending_.end()) return;
+    Pending& p = *it;
+    FrameRecord& rec = p.record;
+    try {
+      for (std::size_t i = 0; i < plans_.size(); ++i) {
+        StageResult r = slot.stages[i].gpu->result();
+        if (!std::holds_alternative<std::monostate>(r)) {
+          rec.results.emplace_back(plans_[i].stage->name(), std::move(r));
+        }
+      }
+      for (auto& [name, img] : p.outputs) {
+        if (memory_ == Memory::kCopy) {
+          const ImageView dv = slot.images.at(name).view;
+          const ImageView hv = img.view();
+          JP_CUDA(cudaMemcpy2DAsync(hv.data, hv.pitch, dv.data, dv.pitch, dv.row_bytes(),
+                                    static_cast<std::size_t>(dv.height), cudaMemcpyDeviceToHost,
+                                    slot.main.get()));
+          JP_CUDA(cudaStreamSynchronize(slot.main.get()));
+        }
+        rec.images[name] = std::move(img);
+      }
+      if (std::find(keep_.begin(), keep_.end(), kFrameImage) != keep_.end()) {
+        rec.images[kFrameImage] = p.frame.image;
+      }
+      if (timing_) collect_timing(slot, p);
+      if (!timing_) {
+        rec.spans.clear();
+        rec.stage_ms.clear();
+      }
+    } catch (const Error& e) {
+      rec.error = "frame " + std::to_string(rec.index) + " (" + rec.source + "): " + e.what();
+      rec.results.clear();
+      rec.images.clear();
+    }
+    rec.latency_ms = std::chrono::duration<double, std::milli>(Clock::now() - p.submitted).count();
+    p.frame = Frame{};
+    p.outputs.clear();
+    p.ready = true;
+  }
+
+  void collect_timing(Slot& slot, Pending& p) {
+    FrameRecord& rec = p.record;
+    const int strips = static_cast<int>(p.bounds.size()) - 1;
+    const std::string prefix = "frame slot " + std::to_string(slot.index);
+    const double t0 = since_origin(slot.t_begin.get());
+    rec.gpu_ms = since_origin(slot.t_finish.get()) - t0;
+    std::vector<double> prev(strips);
+    for (int k = 0; k < strips; ++k) {
+      const std::string track = prefix + (slot.streams.empty() ? " main" : " strip " + std::to_string(k));
+      const double a = since_origin(slot.t_start[k].get()), c = since_origin(slot.t_h2d[k].get());
+      if (memory_ == Memory::kPinnedChunked) rec.spans.push_back({Span::kH2D, "h2d", track, a, c});
+      prev[k] = c;
+    }
+    rec.stage_ms.assign(plans_.size(), 0.0);
+    for (std::size_t i = 0; i < plans_.size(); ++i) {
+      if (plans_[i].absorbed_by >= 0) continue;
+      StageSlot& ss = slot.stages[i];
+      double lo = std::numeric_limits<double>::max(), hi = 0;
+      for (int k = 0; k < strips; ++k) {
+        const std::string track = prefix + (slot.streams.empty() ? " main" : " strip " + std::to_string(k));
+        const double e = since_origin(ss.t_end[k].get());
+        rec.spans.push_back({Span::kCompute, plans_[i].stage->name(), track, prev[k], e});
+        lo = std::min(lo, prev[k]);
+        hi = std::max(hi, e);
+        prev[k] = e;
+      }
+      if (ss.merged) {
+        const double m0 = since_origin(ss.t_merge0.get()), m1 = since_origin(ss.t_merge1.get());
+        rec.spans.push_back({Span::kCompute, plans_[i].stage->name() + " merge", prefix + " main",
+                             m0, m1});
+        hi = std::max(hi, m1);
+      }
+      rec.stage_ms[i] = std::max(0.0, hi - lo);
+    }
+    for (int k = 0; k < strips; ++k) {
+      if (memory_ != Memory::kPinnedChunked || p.outputs.empty()) continue;
+      const std::string track = prefix + (slot.streams.empty() ? " main" : " strip " + std::to_string(k));
+      rec.spans.push_back({Span::kD2H, "d2h", track, prev[k], since_origin(slot.t_d2h[k].get())});
+    }
+  }
+
+  const PipelineConfig& cfg_;
+  PlatformProfile profile_;
+  std::vector<std::string> keep_;
+  Memory memory_;
+  int device_ = 0;
+  bool concurrent_managed_ = false;
+  int chunks_ = 1, streams_ = 1, frames_ = 1;
+  bool graphs_ = false;
+  ResultMemory results_ = ResultMemory::kCopy;
+  std::optional<FramePool> pool_;
+  std::vector<StagePlan> plans_;
+  std::string fusions_;
+  std::vector<std::unique_ptr<Slot>> slots_;
+  std::size_t next_slot_ = 0;
+  std::deque<Pending> pending_;
+  std::size_t next_seq_ = 0;
+  std::size_t staged_frames_ = 0, captures_ = 0;
+  bool timing_ = true;
+  Event origin_{true};
+};
+
+}  // namespace
+
+std::unique_ptr<Executor> make_cuda_executor(const PipelineConfig& config,
+                                             const PlatformProfile& profile,
+                                             std::vector<std::string> keep_images) {
+  return std::make_unique<CudaExecutor>(config, profile, std::move(keep_images));
+}
+
+}  // namespace jetpipe
+
+#else  // !JETPIPE_HAVE_CUDA
+
+#include "pipeline/core/error.h"
+
+namespace jetpipe {
+
+std::unique_ptr<Executor> make_cuda_executor(const PipelineConfig&, const PlatformProfile& profile,
+                                             std::vector<std::string>) {
+  throw config_error(profile.file + ": backend cuda: this build has no CUDA");
+}
+
+}  // namespace jetpipe
+#endif  // JETPIPE_HAVE_CUDA

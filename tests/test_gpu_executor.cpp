@@ -1,0 +1,243 @@
+// SPDX-License-Identifier: MIT
+// The CUDA executor against the host executor: for every config in config/ and the regression
+// set, the records (results.jsonl lines) and every image output are identical, bit for bit, across
+// memory strategies, strip counts K ∈ {1, 2, 3, 4, 8} (K not dividing the height, strips shorter
+// than the halo), frames in flight F ∈ {1, 2, 4} and CUDA graphs on and off. The frame stream mixes
+// sizes (a resolution change mid-stream re-allocates and re-captures), gray and colour frames, a
+// frame the stages reject and a frame that failed to read; every frame yields one record, in order.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <cmath>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "pipeline/config.h"
+#include "pipeline/core/error.h"
+#include "pipeline/executor.h"
+#include "pipeline/io/source.h"
+#include "pipeline/results_json.h"
+#include "tests/gpu_test_util.h"
+
+namespace fs = std::filesystem;
+
+namespace jetpipe {
+namespace {
+
+struct RunOutput {
+  std::vector<std::string> records;                          // record_to_json, one per frame
+  std::vector<std::map<std::string, std::string>> images;    // name → packed pixels, per frame
+  std::vector<std::vector<double>> stage_ms;
+};
+
+std::string pack(const ImageView& v) {
+  std::string s = std::to_string(v.width) + "x" + std::to_string(v.height) + ":" +
+                  to_string(v.format) + ":";
+  for (int y = 0; y < v.height; ++y) s.append(v.row<const char>(y), v.row_bytes());
+  return s;
+}
+
+// The input: the committed frames (colour and gray), then two odd sizes (a resolution change
+// twice), a gray frame of 13 rows (strips shorter than the halos at K = 8), a frame that failed to
+// read, and the committed frames again.
+std::vector<std::pair<std::string, bool>> input_uris() {
+  const std::string frames = std::string(JETPIPE_TEST_DATA) + "/regression/frames";
+  return {{"frames://" + frames, false},
+          {"test://blobs?w=333&h=97&frames=2", false},
+          {"test://noise?w=61&h=13&frames=2&format=gray8", false},
+          {"", true},  // a frame that could not be read
+          {"frames://" + frames + "/vtest_0000*", false}};
+}
+
+RunOutput run(const PipelineConfig& cfg, const PlatformProfile& profile) {
+  const std::vector<std::string> keep = cfg.image_names();
+  std::unique_ptr<Executor> exec = make_executor(cfg, profile, keep);
+  RunOutput out;
+  auto drain = [&](bool wait) {
+    FrameRecord rec;
+    while (exec->take(&rec, wait)) {
+      out.records.push_back(record_to_json(rec).dump());
+      std::map<std::string, std::string> imgs;
+      for (const auto& [name, img] : rec.images) imgs[name] = pack(img.view());
+      out.images.push_back(std::move(imgs));
+      out.stage_ms.push_back(rec.stage_ms);
+    }
+  };
+  std::int64_t index = 0;
+  for (const auto& [uri, failed] : input_uris()) {
+    if (failed) {
+      Frame f;
+      f.index = index++;
+      f.source = "broken.ppm";
+      f.error = "frame " + std::to_string(f.index) + " (broken.ppm): truncated PNM data";
+      exec->submit(std::move(f));
+      drain(false);
+      continue;
+    }
+    SourceOptions opt;
+    opt.allocator = exec->allocator();
+    std::unique_ptr<Source> src = open_source(uri, opt);
+    Frame f;
+    while (src->next(&f)) {
+      f.index = index++;
+      exec->submit(std::move(f));
+      f = Frame{};
+      drain(false);
+    }
+  }
+  while (exec->in_flight() > 0) drain(true);
+  EXPECT_EQ(static_cast<std::int64_t>(out.records.size()), index) << "one record per frame";
+  return out;
+}
+
+PlatformProfile profile(const std::string& memory, int chunks, int frames, bool graphs) {
+  PlatformProfile p;
+  p.name = memory;
+  p.backend = memory == "host" ? "cpu" : "cuda";
+  p.memory = memory;
+  p.chunks = chunks;
+  p.streams = chunks;
+  p.frames_in_flight = frames;
+  p.cuda_graphs = graphs;
+  return p;
+}
+
+std::vector<std::string> config_files() {
+  std::vector<std::string> files;
+  for (const char* dir : {"/../config", "/regression/configs"}) {
+    for (const auto& e : fs::directory_iterator(std::string(JETPIPE_TEST_DATA) + dir)) {
+      if (e.path().extension() == ".yaml") files.push_back(e.path().string());
+    }
+  }
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+// Integers and strings equal; floats within `rel` (the F32 stats sum in double in a fixed tree on the
+// GPU, sequentially on the CPU: ~1e-12 apart, kernels/stats.h).
+bool json_near(const nlohmann::json& a, const nlohmann::json& b, double rel) {
+  if (a.is_number_float() || b.is_number_float()) {
+    if (!a.is_number() || !b.is_number()) return false;
+    const double x = a.get<double>(), y = b.get<double>();
+    return std::abs(x - y) <= rel * std::max(std::abs(x), std::abs(y));
+  }
+  if (a.type() != b.type() || a.size() != b.size()) return false;
+  if (a.is_object()) {
+    for (auto it = a.begin(); it != a.end(); ++it) {
+      if (!b.contains(it.key()) || !json_near(it.value(), b.at(it.key()), rel)) return false;
+    }
+    return true;
+  }
+  if (a.is_array()) {
+    for (std::size_t i = 0; i < a.size(); ++i) {
+      if (!json_near(a[i], b[i], rel)) return false;
+    }
+    return true;
+  }
+  return a == b;
+}
+
+// rel = 0: records equal as text, bit for bit.
+void expect_same(const RunOutput& ref, const RunOutput& got, const std::string& what,
+                 double rel = 0) {
+  ASSERT_EQ(ref.records.size(), got.records.size()) << what;
+  for (std::size_t i = 0; i < ref.records.size(); ++i) {
+    if (rel == 0) {
+      EXPECT_EQ(ref.records[i], got.records[i]) << what << ", record " << i;
+    } else {
+      EXPECT_TRUE(json_near(nlohmann::json::parse(ref.records[i]),
+                            nlohmann::json::parse(got.records[i]), rel))
+          << what << ", record " << i << "\n  host: " << ref.records[i]
+          << "\n  gpu:  " << got.records[i];
+    }
+    ASSERT_EQ(ref.images[i].size(), got.images[i].size()) << what << ", record " << i;
+    for (const auto& [name, pixels] : ref.images[i]) {
+      auto it = got.images[i].find(name);
+      ASSERT_NE(it, got.images[i].end()) << what << ", record " << i << ": no image " << name;
+      EXPECT_TRUE(it->second == pixels) << what << ", record " << i << ": image " << name
+                                        << " differs";
+    }
+  }
+}
+
+class GpuExecutor : public ::testing::TestWithParam<std::string> {};
+
+// The GPU equals the host (images and integer results exactly, float stats within 1e-11), and
+// every strategy, K, F and graph setting equals the first GPU run bit for bit.
+TEST_P(GpuExecutor, EveryStrategyChunkingAndGraphEqualsTheHost) {
+  JP_REQUIRE_GPU();
+  const PipelineConfig cfg = load_config(GetParam());
+  const std::string file = fs::path(GetParam()).filename().string();
+  const RunOutput host = run(cfg, profile("host", 1, 1, false));
+  // The stream holds a failed read (record 8) and gray frames a colour-only stage may reject.
+  ASSERT_NE(host.records[8].find("\"error\""), std::string::npos) << host.records[8];
+  const RunOutput ref = run(cfg, profile("copy", 1, 1, false));
+  expect_same(host, ref, file + ": host against copy K=1", 1e-11);
+  if (HasFailure()) return;
+  for (const char* memory : {"copy", "pinned-chunked", "zero-copy", "managed"}) {
+    for (int k : {1, 2, 3, 4, 8}) {
+      for (int f : {1, 2, 4}) {
+        for (bool graphs : {false, true}) {
+          const std::string what = std::string(memory) + " K=" + std::to_string(k) +
+                                   " F=" + std::to_string(f) + (graphs ? " graphs" : "");
+          SCOPED_TRACE(what);
+          const RunOutput got = run(cfg, profile(memory, k, f, graphs));
+          expect_same(ref, got, file + ": " + what);
+          if (HasFatalFailure() || HasFailure()) return;
+        }
+      }
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Configs, GpuExecutor, ::testing::ValuesIn(config_files()),
+                         [](const ::testing::TestParamInfo<std::string>& info) {
+                           std::string n = fs::path(info.param).stem().string();
+                           n += fs::path(info.param).parent_path().filename() == "configs"
+                                    ? "_regression"
+                                    : "_example";
+                           for (char& c : n) {
+                             if (!isalnum(static_cast<unsigned char>(c))) c = '_';
+                           }
+                           return n;
+                         });
+
+// Per-stage GPU times come from events: every stage that ran has a positive time.
+TEST(GpuExecutorTiming, StageTimesAndSpansArePositive) {
+  JP_REQUIRE_GPU();
+  const PipelineConfig cfg =
+      load_config(std::string(JETPIPE_TEST_DATA) + "/../config/default.yaml");
+  for (bool graphs : {false, true}) {
+    std::unique_ptr<Executor> exec =
+        make_executor(cfg, profile("pinned-chunked", 4, 2, graphs), {});
+    SourceOptions opt;
+    opt.allocator = exec->allocator();
+    auto src = open_source(std::string("frames://") + JETPIPE_TEST_DATA + "/regression/frames", opt);
+    Frame f;
+    while (src->next(&f)) exec->submit(std::move(f));
+    FrameRecord rec;
+    int n = 0;
+    while (exec->take(&rec, true)) {
+      ++n;
+      ASSERT_TRUE(rec.error.empty()) << rec.error;
+      ASSERT_EQ(rec.stage_ms.size(), cfg.stages.size()) << (graphs ? "graphs" : "streams");
+      for (std::size_t i = 0; i < cfg.stages.size(); ++i) {
+        if (cfg.stages[i]->type() == "stats") continue;  // fused into the histogram
+        EXPECT_GT(rec.stage_ms[i], 0.0) << cfg.stages[i]->name();
+      }
+      EXPECT_GT(rec.gpu_ms, 0.0);
+      int h2d = 0;
+      for (const Span& s : rec.spans) {
+        EXPECT_GE(s.end_ms, s.start_ms) << s.name << " " << s.track;
+        h2d += s.kind == Span::kH2D;
+      }
+      EXPECT_EQ(h2d, 4) << "one copy in per strip";
+    }
+    EXPECT_EQ(n, 4);
+  }
+}
+
+}  // namespace
+}  // namespace jetpipe
