@@ -88,18 +88,39 @@ int int_in(const std::string& file, const YAML::Node& n, const char* key, int lo
                      std::to_string(lo) + ".." + std::to_string(hi));
 }
 
-// The profile `auto` picks for a device, from its attributes.
+// The profile `auto` picks for a device, from its attributes (never its name).
 std::string auto_profile_name(const DeviceInfo& d, std::string* why) {
+  const std::string cc = std::to_string(d.cc_major) + "." + std::to_string(d.cc_minor);
   if (!d.integrated) {
-    *why = "device 0 is a discrete GPU (cudaDevAttrIntegrated = 0, compute capability " +
-           std::to_string(d.cc_major) + "." + std::to_string(d.cc_minor) + ")";
+    *why = "device 0 is a discrete GPU (cudaDevAttrIntegrated = 0, compute capability " + cc +
+           (d.pageable_memory_access_uses_host_page_tables
+                ? ", and it reads pageable host memory through the host's page tables"
+                : "") +
+           ")";
     return "discrete";
   }
-  const int cc = d.cc_major * 10 + d.cc_minor;
-  *why = "device 0 is an integrated GPU with compute capability " + std::to_string(d.cc_major) +
-         "." + std::to_string(d.cc_minor);
-  if (cc >= 100) return "jetson-thor";
-  return "jetson-orin";
+  const double gib = static_cast<double>(d.global_memory) / (1024.0 * 1024.0 * 1024.0);
+  std::string base = "device 0 is an integrated GPU (cudaDevAttrIntegrated = 1) with compute "
+                     "capability " + cc + ", " + std::to_string(d.multiprocessors) + " SMs, " +
+                     std::to_string(static_cast<int>(gib + 0.5)) + " GiB shared memory" +
+                     (d.concurrent_managed_access ? ", concurrent managed access"
+                                                  : ", no concurrent managed access") +
+                     (d.can_map_host_memory ? ", maps host memory" : "");
+  const int cc10 = d.cc_major * 10 + d.cc_minor;
+  if (cc10 >= 100) {
+    *why = base + ": a Thor-class (compute capability ≥ 10) Jetson";
+    return "jetson-thor";
+  }
+  if (d.multiprocessors >= 12) {
+    *why = base + ": ≥ 12 SMs is an AGX Orin";
+    return "jetson-agx-orin";
+  }
+  if (gib > 9) {
+    *why = base + ": 8 SMs with more than 8 GB is an Orin NX 16 GB";
+    return "jetson-orin-nx";
+  }
+  *why = base + ": up to 8 SMs and 8 GB is an Orin Nano (the Orin NX 8 GB has the same GPU)";
+  return "jetson-orin-nano";
 }
 
 }  // namespace

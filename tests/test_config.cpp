@@ -138,7 +138,7 @@ TEST(ConfigRun, BadConfigWritesNothing) {
 }
 
 TEST(Platform, ProfilesLoadAndValidate) {
-  for (const char* name : {"cpu", "discrete", "jetson-orin", "jetson-thor"}) {
+  for (const char* name : {"cpu", "discrete", "jetson-orin-nano", "jetson-orin-nx", "jetson-agx-orin", "jetson-thor"}) {
     std::string why;
     const PlatformProfile p = resolve_platform(name, &why);
     EXPECT_EQ(p.name, name);

@@ -3,6 +3,8 @@
 #pragma once
 
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace jetpipe::cli {
 
@@ -13,7 +15,24 @@ struct RegressOptions {
   bool update = false;
 };
 
+// jetpipe bench pipeline: the executor's strategies on frames held in memory.
+struct StreamBenchOptions {
+  std::string config;
+  std::vector<std::pair<int, int>> sizes = {{1920, 1080}, {3840, 2160}};
+  int frames = 300;
+  std::string json;
+};
+// jetpipe tune: every strategy, strip count, frames in flight, graphs and result memory on this
+// device with the config's pipeline and frames; the fastest written as a platform profile.
+struct TuneOptions {
+  std::string config;
+  std::string output = "platforms/tuned.yaml";
+  int frames = 200;
+};
+
 int cmd_info();
+int cmd_bench_pipeline(const StreamBenchOptions& options);
+int cmd_tune(const TuneOptions& options);
 int cmd_stages();
 int cmd_regress(const RegressOptions& options);
 

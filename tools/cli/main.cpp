@@ -62,6 +62,36 @@ int main(int argc, char** argv) {
                       "Write a Chrome-trace JSON of every frame's GPU copies and stages per stream "
                       "(open in ui.perfetto.dev or chrome://tracing; CUDA platforms)");
 
+  jetpipe::cli::StreamBenchOptions bench;
+  bench.config = std::string(JETPIPE_SOURCE_DIR) + "/config/default.yaml";
+  std::string bench_sizes = "1920x1080,3840x2160";
+  CLI::App* bench_cmd = app.add_subcommand(
+      "bench", "Benchmarks: `bench pipeline` runs the executor's memory strategies on frames held "
+               "in memory (kernel benchmarks: jetpipe-bench)");
+  CLI::App* bench_pipe = bench_cmd->add_subcommand(
+      "pipeline", "fps, latency p50/p99 and single-frame latency per memory strategy, against the "
+                  "PCIe floor measured in the same run (CUDA device needed)");
+  bench_cmd->require_subcommand(1);
+  bench_pipe->add_option("--config", bench.config, "The pipeline")->capture_default_str();
+  bench_pipe->add_option("--sizes", bench_sizes, "Comma-separated WxH frame sizes (BGR)")
+      ->capture_default_str();
+  bench_pipe->add_option("--frames", bench.frames, "Frames per run")
+      ->capture_default_str()
+      ->check(CLI::Range(10, 100000));
+  bench_pipe->add_option("--json", bench.json, "Also write the figures as JSON");
+
+  jetpipe::cli::TuneOptions tune;
+  CLI::App* tune_cmd = app.add_subcommand(
+      "tune", "Measure every memory strategy, strip count, frames in flight, graphs and result "
+              "memory with a config's pipeline and frames; write the fastest as a profile");
+  tune_cmd->add_option("--config", tune.config, "The pipeline (its input's first 8 frames are "
+                                                "used, else synthetic 1080p)")
+      ->required();
+  tune_cmd->add_option("--output", tune.output, "Where the profile goes")->capture_default_str();
+  tune_cmd->add_option("--frames", tune.frames, "Frames per run")
+      ->capture_default_str()
+      ->check(CLI::Range(10, 100000));
+
   app.add_subcommand("info", "Build features, CUDA devices, and the profile `auto` picks and why");
   app.add_subcommand("stages", "Stage types and their parameters (keys, defaults, ranges)");
 
@@ -101,6 +131,22 @@ int main(int argc, char** argv) {
       if (!s.output_error.empty()) return 1;  // reported when it happened
       return s.failed > 0 ? 3 : 0;
     }
+    if (*bench_pipe) {
+      bench.sizes.clear();
+      std::size_t pos = 0;
+      while (pos < bench_sizes.size()) {
+        const std::size_t end = std::min(bench_sizes.find(',', pos), bench_sizes.size());
+        int w = 0, h = 0;
+        if (std::sscanf(bench_sizes.substr(pos, end - pos).c_str(), "%dx%d", &w, &h) != 2 ||
+            w < 1 || h < 1) {
+          throw jetpipe::config_error("--sizes: '" + bench_sizes + "' is not a WxH list");
+        }
+        bench.sizes.emplace_back(w, h);
+        pos = end + 1;
+      }
+      return jetpipe::cli::cmd_bench_pipeline(bench);
+    }
+    if (*tune_cmd) return jetpipe::cli::cmd_tune(tune);
     if (app.got_subcommand("info")) return jetpipe::cli::cmd_info();
     if (app.got_subcommand("stages")) return jetpipe::cli::cmd_stages();
     if (*reg_cmd) return jetpipe::cli::cmd_regress(reg);

@@ -2,6 +2,7 @@
 # Runs the GPU tests under compute-sanitizer: memcheck, racecheck, initcheck and synccheck. Each tool
 # must report 0 errors. Usage (on the GPU machine, after tools/gpu/device-test.sh built build-dev):
 #   tools/gpu/sanitize.sh [gtest filter, default 'Gpu*']   (logs under $OUT or /tmp/jetpipe-out)
+# SANITIZE_TIMEOUT=SECONDS bounds each tool's run (default 0: none); a run cut short fails.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 OUT=${OUT:-/tmp/jetpipe-out}
@@ -12,7 +13,7 @@ status=0
 for tool in memcheck racecheck initcheck synccheck; do
   extra=()
   [ "$tool" = memcheck ] && extra=(--leak-check full)
-  compute-sanitizer --tool "$tool" "${extra[@]}" --error-exitcode 99 \
+  timeout "${SANITIZE_TIMEOUT:-0}" compute-sanitizer --tool "$tool" "${extra[@]}" --error-exitcode 99 \
     "$bin" --gtest_filter="$filter" --gtest_brief=1 > "$OUT/sanitize-$tool.log" 2>&1
   rc=$?
   summary=$(grep -E "ERROR SUMMARY|RACECHECK SUMMARY|LEAK SUMMARY" "$OUT/sanitize-$tool.log" | tail -2 | tr '\n' ' ')
