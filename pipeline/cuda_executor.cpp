@@ -171,6 +171,7 @@ class CudaExecutor : public Executor {
     streams_ = std::max(1, std::min(profile.streams, chunks_));
     frames_ = std::max(1, profile.frames_in_flight);
     graphs_ = profile.cuda_graphs;
+    stage_timing_ = profile.timing != "frame";
     if (memory_ == Memory::kCopy) frames_ = 1, streams_ = 1;
     // Managed memory attached to one stream is accessed by that stream only (Jetson without
     // concurrent managed access): a frame runs on its slot's main stream alone.
@@ -207,7 +208,8 @@ class CudaExecutor : public Executor {
        << (single_stream() ? 1 : streams_) << " stream" << (single_stream() ? "" : "s")
        << ", " << frames_ << " frame" << (frames_ == 1 ? "" : "s") << " in flight, graphs "
        << (graphs_ ? "on" : "off") << ", results "
-       << (results_ == ResultMemory::kMapped ? "mapped" : "copied back");
+       << (results_ == ResultMemory::kMapped ? "mapped" : "copied back") << ", timing "
+       << (stage_timing_ ? "per stage" : "per frame");
     if (!fusions_.empty()) os << ", fused: " << fusions_;
     return os.str();
   }
@@ -341,6 +343,7 @@ class CudaExecutor : public Executor {
   }
 
   void record_timing(cudaEvent_t e, cudaStream_t s, bool capturing) {
+    if (!stage_timing_) return;
     JP_CUDA(capturing ? cudaEventRecordWithFlags(e, s, cudaEventRecordExternal)
                       : cudaEventRecord(e, s));
   }
@@ -671,6 +674,7 @@ class CudaExecutor : public Executor {
     const std::string prefix = "frame slot " + std::to_string(slot.index);
     const double t0 = since_origin(slot.t_begin.get());
     rec.gpu_ms = since_origin(slot.t_finish.get()) - t0;
+    if (!stage_timing_) return;
     std::vector<double> prev(strips);
     for (int k = 0; k < strips; ++k) {
       const std::string track = prefix + (slot.streams.empty() ? " main" : " strip " + std::to_string(k));
@@ -723,7 +727,8 @@ class CudaExecutor : public Executor {
   std::deque<Pending> pending_;
   std::size_t next_seq_ = 0;
   std::size_t staged_frames_ = 0, captures_ = 0;
-  bool timing_ = true;
+  bool timing_ = true;        // event times can be read (else none are reported)
+  bool stage_timing_ = true;  // events between stages (profile timing: stages)
   Event origin_{true};
 };
 

@@ -65,6 +65,7 @@ namespace {
 const char* const kBackends[] = {"cpu", "cuda"};
 const char* const kMemories[] = {"host", "copy", "pinned-chunked", "zero-copy", "managed"};
 const char* const kResults[] = {"auto", "mapped", "copy"};
+const char* const kTimings[] = {"stages", "frame"};
 
 template <std::size_t N>
 std::string one_of(const std::string& file, const YAML::Node& n, const char* key,
@@ -157,6 +158,8 @@ PlatformProfile load_platform(const std::string& path) {
         throw config_error(yaml_where(path, v) + ": cuda_graphs: must be true or false");
       }
       p.cuda_graphs = v.Scalar() == "true";
+    } else if (k == "timing") {
+      p.timing = one_of(path, v, "timing", kTimings);
     } else if (k == "results") {
       p.results = one_of(path, v, "results", kResults);
     } else if (k == "name" || k == "description") {
@@ -164,7 +167,7 @@ PlatformProfile load_platform(const std::string& path) {
     } else {
       throw config_error(yaml_where(path, kv.first) + ": unknown key '" + k +
                          "' (valid: name, description, backend, memory, chunks, streams, "
-                         "frames_in_flight, cuda_graphs, results)");
+                         "frames_in_flight, cuda_graphs, results, timing)");
     }
   }
   if (p.backend == "cpu" && p.memory != "host") {

@@ -3,7 +3,7 @@
 //   backend: cpu | cuda
 //   memory: host | copy | pinned-chunked | zero-copy | managed
 //   chunks: row strips per frame; streams; frames_in_flight; cuda_graphs
-//   results: auto | mapped | copy (where small results land)
+//   results: auto | mapped | copy (where small results land); timing: stages | frame
 // `auto` decides from device attributes (never the device name): no CUDA device → cpu; an
 // integrated GPU → the Jetson profile for its compute capability; otherwise discrete.
 #pragma once
@@ -25,6 +25,9 @@ struct PlatformProfile {
   // Small results (histogram, stats, detections): written by the kernels into mapped host memory,
   // or into device memory and copied back; auto: the strategy's measured best.
   std::string results = "auto";
+  // GPU timing: per stage and strip (events between every stage: summary.json per-stage times,
+  // spans for --timeline and the overlap figure) or per frame only (fewer graph nodes).
+  std::string timing = "stages";
 };
 
 // The CUDA devices this process sees (empty without CUDA or without a device).

@@ -77,6 +77,7 @@ class SpanAccounting {
       last_ = std::max(last_, s.end_ms);
     }
   }
+  bool empty() const { return intervals_.empty(); }
   nlohmann::ordered_json summary() const {
     const double h2d = busy(Span::kH2D), compute = busy(Span::kCompute), d2h = busy(Span::kD2H);
     const double wall = last_ > first_ ? last_ - first_ : 0;
@@ -238,8 +239,8 @@ RunSummary run_pipeline(const RunOptions& opt) {
           stage_ms[i].push_back(rec.stage_ms[i]);
         }
         latency_ms.push_back(rec.latency_ms);
+        if (rec.gpu_ms > 0) gpu_ms.push_back(rec.gpu_ms);
         if (!rec.spans.empty()) {
-          gpu_ms.push_back(rec.gpu_ms);
           spans.add(rec.spans);
           if (timeline) timeline->add(rec);
         }
@@ -304,10 +305,8 @@ RunSummary run_pipeline(const RunOptions& opt) {
   s["fps"] = sum.wall_s > 0 ? static_cast<double>(sum.read) / sum.wall_s : 0.0;
   s["latency"] = spread(latency_ms);
   s["executor"] = exec->describe();
-  if (!gpu_ms.empty()) {
-    s["gpu_time"] = spread(gpu_ms);
-    s["overlap"] = spans.summary();
-  }
+  if (!gpu_ms.empty()) s["gpu_time"] = spread(gpu_ms);
+  if (!spans.empty()) s["overlap"] = spans.summary();
   if (timeline) {
     timeline->close();
     s["timeline"] = opt.timeline;
@@ -326,7 +325,9 @@ RunSummary run_pipeline(const RunOptions& opt) {
                    {"chunks", profile.chunks},
                    {"streams", profile.streams},
                    {"frames_in_flight", profile.frames_in_flight},
-                   {"cuda_graphs", profile.cuda_graphs}};
+                   {"cuda_graphs", profile.cuda_graphs},
+                   {"results", profile.results},
+                   {"timing", profile.timing}};
   if (!opt.output_video.empty()) {
     s["output_video"] = {{"target", opt.output_video},
                          {"image", opt.output_image},

@@ -9,6 +9,7 @@
 
 #include "pipeline/core/error.h"
 #include "pipeline/executor.h"
+#include "pipeline/platform.h"
 #include "pipeline/io/image_io.h"
 #include "pipeline/runner.h"
 #include "tests/test_util.h"
@@ -152,7 +153,8 @@ TEST_F(PipelineRun, EveryFrameYieldsOneRecordInOrder) {
   EXPECT_EQ(sum["frames"]["failed"], 2);
   EXPECT_EQ(sum["frames"]["processed"], 10);
   EXPECT_EQ(sum["frames"]["dropped"], 0);
-  EXPECT_EQ(sum["platform"]["backend"], "cpu");
+  // auto: the CPU here without a GPU, the CUDA executor on a GPU machine.
+  EXPECT_EQ(sum["platform"]["backend"], resolve_platform("auto", nullptr).backend);
   EXPECT_TRUE(sum["stages"].contains("histogram"));
 
   // --strict stops after the first failed frame, whose record is still written.
