@@ -136,11 +136,12 @@ struct Slot {
   Event fork{false};
   std::vector<Event> h2d_done;     // per strip
   Event join{false};               // each strip stream's end, waited on by main in turn
-  std::vector<Event> t_start, t_h2d, t_d2h;  // per strip (timing)
+  Stream copy_in, copy_out;        // pinned-chunked with strip streams: the strips' copies
+  std::vector<Event> t_start, t_h2d, t_d2h0, t_d2h;  // per strip (timing)
   Event t_begin{true}, t_finish{true}, complete{false};
   std::vector<StageSlot> stages;
   std::map<std::string, SlotImage> images;  // device images by name (the frame included)
-  std::map<std::string, std::unique_ptr<GraphExec>> graphs;
+  std::map<std::vector<std::uintptr_t>, std::unique_ptr<GraphExec>> graphs;
 
   // The frame in this slot.
   bool busy = false;
@@ -289,6 +290,7 @@ class CudaExecutor : public Executor {
       sp.producer = it == writer.end() ? -1 : it->second;
       if (s.has_output()) {
         writer[s.output()] = static_cast<int>(i);
+        writer_[s.output()] = static_cast<int>(i);
         sp.keep = std::find(keep_.begin(), keep_.end(), s.output()) != keep_.end();
       }
       plans_.push_back(sp);
@@ -304,6 +306,7 @@ class CudaExecutor : public Executor {
       slot->h2d_done.emplace_back(false);
       slot->t_start.emplace_back(true);
       slot->t_h2d.emplace_back(true);
+      slot->t_d2h0.emplace_back(true);
       slot->t_d2h.emplace_back(true);
     }
     for (const auto& sp : plans_) {
@@ -447,14 +450,17 @@ class CudaExecutor : public Executor {
 
     JP_CUDA(cudaEventRecord(slot.t_begin.get(), main));
     if (graphs_) {
-      std::ostringstream key;
-      key << static_cast<const void*>(p->frame.image.view().data);
-      for (const auto& [name, out] : p->outputs) key << ' ' << static_cast<const void*>(out.view().data);
-      for (const auto& [name, v] : views) {
-        key << ' ' << static_cast<const void*>(v.data) << ':' << v.width << 'x' << v.height << '/'
-            << v.pitch;
+      // Everything a captured graph refers to: host and device buffers and their shapes.
+      std::vector<std::uintptr_t> key = {reinterpret_cast<std::uintptr_t>(p->frame.image.view().data)};
+      for (const auto& [name, out] : p->outputs) {
+        key.push_back(reinterpret_cast<std::uintptr_t>(out.view().data));
       }
-      auto it = slot.graphs.find(key.str());
+      for (const auto& [name, v] : views) {
+        key.insert(key.end(), {reinterpret_cast<std::uintptr_t>(v.data),
+                               static_cast<std::uintptr_t>(v.width),
+                               static_cast<std::uintptr_t>(v.height), v.pitch});
+      }
+      auto it = slot.graphs.find(key);
       if (it == slot.graphs.end()) {
         if (slot.graphs.size() >= 16) slot.graphs.clear();
         JP_CUDA(cudaStreamBeginCapture(main, cudaStreamCaptureModeThreadLocal));
@@ -468,7 +474,7 @@ class CudaExecutor : public Executor {
         }
         cudaGraph_t g = nullptr;
         JP_CUDA(cudaStreamEndCapture(main, &g));
-        it = slot.graphs.emplace(key.str(), std::make_unique<GraphExec>(g)).first;
+        it = slot.graphs.emplace(std::move(key), std::make_unique<GraphExec>(g)).first;
         ++captures_;
       }
       JP_CUDA(cudaGraphLaunch(it->second->get(), main));
@@ -510,11 +516,19 @@ class CudaExecutor : public Executor {
       JP_CUDA(cudaEventRecord(slot.fork.get(), main));
       for (const auto& s : slot.streams) JP_CUDA(cudaStreamWaitEvent(s.get(), slot.fork.get(), 0));
     }
-    // Strip copies in.
+    // Strip copies in, in row order on one copy stream: strip 0 lands after 1/K of the copy and
+    // its stages run while the later strips are still crossing the bus (copies issued on K
+    // streams at once share the engines and all land at the end).
     const ImageView frame_dev = views.at(kFrameImage);
     const ImageView host = p.frame.image.view();
+    const bool copy_stream = multi && memory_ == Memory::kPinnedChunked;
+    const cudaStream_t in_stream = copy_stream ? slot.copy_in.get() : main;
+    if (copy_stream) {
+      JP_CUDA(cudaStreamWaitEvent(slot.copy_in.get(), slot.fork.get(), 0));
+      JP_CUDA(cudaStreamWaitEvent(slot.copy_out.get(), slot.fork.get(), 0));
+    }
     for (int k = 0; k < strips; ++k) {
-      const cudaStream_t s = strip_stream(slot, k);
+      const cudaStream_t s = copy_stream ? in_stream : strip_stream(slot, k);
       record_timing(slot.t_start[k].get(), s, capturing);
       if (memory_ == Memory::kPinnedChunked) {
         const std::size_t rows = static_cast<std::size_t>(b[k + 1] - b[k]);
@@ -541,7 +555,8 @@ class CudaExecutor : public Executor {
             // The rows this strip reads, written by other streams' strips.
             const int lo = std::max(0, b[k] - halo), hi = std::min(h, b[k + 1] + halo);
             for (int j = 0; j < strips; ++j) {
-              if (strip_stream(slot, j) == s || b[j + 1] <= lo || b[j] >= hi) continue;
+              const bool ordered = strip_stream(slot, j) == s && (sp.producer >= 0 || !copy_stream);
+              if (ordered || b[j + 1] <= lo || b[j] >= hi) continue;
               const cudaEvent_t e = sp.producer < 0 ? slot.h2d_done[j].get()
                                                     : slot.stages[sp.producer].done[j].get();
               JP_CUDA(cudaStreamWaitEvent(s, e, 0));
@@ -568,10 +583,18 @@ class CudaExecutor : public Executor {
         }
       }
     }
-    // Strip copies out (the images asked for, device-resident strategies only), then the join.
+    // Strip copies out (the images asked for, device-resident strategies only), each strip once
+    // the stage writing the image has finished its rows, in row order on one copy stream.
+    const cudaStream_t out_stream = copy_stream ? slot.copy_out.get() : main;
     for (int k = 0; k < strips; ++k) {
-      const cudaStream_t s = strip_stream(slot, k);
-      if (memory_ == Memory::kPinnedChunked) {
+      const cudaStream_t s = copy_stream ? out_stream : strip_stream(slot, k);
+      if (memory_ == Memory::kPinnedChunked && !p.outputs.empty()) {
+        for (const auto& [name, out] : p.outputs) {
+          if (copy_stream) {
+            JP_CUDA(cudaStreamWaitEvent(s, slot.stages[writer_.at(name)].done[k].get(), 0));
+          }
+        }
+        record_timing(slot.t_d2h0[k].get(), s, capturing);
         for (const auto& [name, out] : p.outputs) {
           const ImageView dv = views.at(name);
           const ImageView hv = out.view();
@@ -580,13 +603,18 @@ class CudaExecutor : public Executor {
                                     static_cast<std::size_t>(b[k + 1] - b[k]),
                                     cudaMemcpyDeviceToHost, s));
         }
+        record_timing(slot.t_d2h[k].get(), s, capturing);
       }
-      record_timing(slot.t_d2h[k].get(), s, capturing);
     }
     if (multi) {
-      for (const auto& s : slot.streams) {
-        JP_CUDA(cudaEventRecord(slot.join.get(), s.get()));
+      auto join = [&](cudaStream_t st) {
+        JP_CUDA(cudaEventRecord(slot.join.get(), st));
         JP_CUDA(cudaStreamWaitEvent(main, slot.join.get(), 0));
+      };
+      for (const auto& st : slot.streams) join(st.get());
+      if (copy_stream) {
+        join(slot.copy_in.get());
+        join(slot.copy_out.get());
       }
     }
   }
@@ -668,6 +696,13 @@ class CudaExecutor : public Executor {
     p.ready = true;
   }
 
+  // The timeline row of a strip's copies: the copy stream, or the strip's own stream.
+  std::string copy_track(const Slot& slot, const char* dir, int k) const {
+    if (slot.streams.empty()) return " main";
+    if (memory_ == Memory::kPinnedChunked) return std::string(" copy ") + dir;
+    return " strip " + std::to_string(k);
+  }
+
   void collect_timing(Slot& slot, Pending& p) {
     FrameRecord& rec = p.record;
     const int strips = static_cast<int>(p.bounds.size()) - 1;
@@ -677,9 +712,10 @@ class CudaExecutor : public Executor {
     if (!stage_timing_) return;
     std::vector<double> prev(strips);
     for (int k = 0; k < strips; ++k) {
-      const std::string track = prefix + (slot.streams.empty() ? " main" : " strip " + std::to_string(k));
       const double a = since_origin(slot.t_start[k].get()), c = since_origin(slot.t_h2d[k].get());
-      if (memory_ == Memory::kPinnedChunked) rec.spans.push_back({Span::kH2D, "h2d", track, a, c});
+      if (memory_ == Memory::kPinnedChunked) {
+        rec.spans.push_back({Span::kH2D, "h2d " + std::to_string(k), prefix + copy_track(slot, "in", k), a, c});
+      }
       prev[k] = c;
     }
     rec.stage_ms.assign(plans_.size(), 0.0);
@@ -705,8 +741,8 @@ class CudaExecutor : public Executor {
     }
     for (int k = 0; k < strips; ++k) {
       if (memory_ != Memory::kPinnedChunked || p.outputs.empty()) continue;
-      const std::string track = prefix + (slot.streams.empty() ? " main" : " strip " + std::to_string(k));
-      rec.spans.push_back({Span::kD2H, "d2h", track, prev[k], since_origin(slot.t_d2h[k].get())});
+      rec.spans.push_back({Span::kD2H, "d2h " + std::to_string(k), prefix + copy_track(slot, "out", k),
+                           since_origin(slot.t_d2h0[k].get()), since_origin(slot.t_d2h[k].get())});
     }
   }
 
@@ -721,6 +757,7 @@ class CudaExecutor : public Executor {
   ResultMemory results_ = ResultMemory::kCopy;
   std::optional<FramePool> pool_;
   std::vector<StagePlan> plans_;
+  std::map<std::string, int> writer_;  // image name → the stage writing it
   std::string fusions_;
   std::vector<std::unique_ptr<Slot>> slots_;
   std::size_t next_slot_ = 0;

@@ -122,6 +122,8 @@ struct Measured {
   PlatformProfile profile;
   std::string executor;
   double fps = 0, p50_ms = 0, p99_ms = 0, single_ms = 0;
+  double host_us = 0;
+  double single_gpu_ms = 0;  // the single frame's GPU span (first to last event)  // per frame, in submit (slot waits included) and non-blocking takes
   std::string error;
 };
 
@@ -136,26 +138,33 @@ Measured measure(const PipelineConfig& cfg, const PlatformProfile& profile,
     std::int64_t index = 0;
     FrameRecord rec;
     std::vector<double> lat;
+    double host_ms = 0;  // in submit() and non-blocking take(): the executor's host cost
     auto submit = [&] {
       Frame f;
       f.index = index;
       f.source = "memory#" + std::to_string(index);
       f.image = in[static_cast<std::size_t>(index) % in.size()];
-      // A decoder writes every frame: dirty each page from the host, so managed memory migrates
-      // as it would (without this, pages stay on the GPU and managed memory beats the bus).
-      const ImageView v = f.image.view();
-      volatile std::uint8_t* bytes = v.data;
-      const std::size_t n = static_cast<std::size_t>(v.height) * v.pitch;
-      for (std::size_t i = 0; i < n; i += 4096) bytes[i] = static_cast<std::uint8_t>(bytes[i] + 1);
+      // Managed: a decoder writes every frame. Dirty each page from the host, so the pages
+      // migrate as they would (without it they stay on the GPU and managed memory beats the bus).
+      if (profile.memory == "managed") {
+        const ImageView v = f.image.view();
+        volatile std::uint8_t* bytes = v.data;
+        const std::size_t n = static_cast<std::size_t>(v.height) * v.pitch;
+        for (std::size_t i = 0; i < n; i += 4096) bytes[i] = static_cast<std::uint8_t>(bytes[i] + 1);
+      }
+      const auto h0 = Clock::now();
       ++index;
       exec->submit(std::move(f));
+      host_ms += ms_since(h0);
     };
     auto take = [&](bool wait) {
+      const auto h0 = Clock::now();
       while (exec->take(&rec, wait)) {
         if (!rec.error.empty()) throw Error(rec.error);
         lat.push_back(rec.latency_ms);
         if (wait) break;
       }
+      if (!wait) host_ms += ms_since(h0);
     };
     // Warm-up: allocations, textures and graph captures for every frame buffer.
     for (int i = 0; i < 3 * static_cast<int>(in.size()) + 8; ++i) {
@@ -165,6 +174,7 @@ Measured measure(const PipelineConfig& cfg, const PlatformProfile& profile,
     while (exec->in_flight() > 0) take(true);
     // Throughput.
     lat.clear();
+    host_ms = 0;
     const auto t0 = Clock::now();
     for (int i = 0; i < frames; ++i) {
       submit();
@@ -173,18 +183,23 @@ Measured measure(const PipelineConfig& cfg, const PlatformProfile& profile,
     while (exec->in_flight() > 0) take(true);
     const double wall = ms_since(t0);
     m.fps = frames / (wall / 1000.0);
+    m.host_us = 1000.0 * host_ms / frames;
     m.p50_ms = pct(lat, 0.5);
     m.p99_ms = pct(lat, 0.99);
     // Single-frame latency: one at a time.
-    std::vector<double> single;
+    std::vector<double> single, single_gpu;
     for (int i = 0; i < 30; ++i) {
       const auto s0 = Clock::now();
       submit();
       exec->take(&rec, true);
       if (!rec.error.empty()) throw Error(rec.error);
-      if (i >= 5) single.push_back(ms_since(s0));
+      if (i >= 5) {
+        single.push_back(ms_since(s0));
+        single_gpu.push_back(rec.gpu_ms);
+      }
     }
     m.single_ms = median(single);
+    m.single_gpu_ms = median(single_gpu);
   } catch (const Error& e) {
     m.error = e.what();
   }
@@ -273,8 +288,8 @@ int cmd_bench_pipeline(const StreamBenchOptions& o) {
     std::printf("%dx%d BGR: %.2f MB in, %.1f KB out per frame; PCIe floor %.0f fps; one frame's "
                 "H2D alone %.1f us\n",
                 w, h, in_bytes / 1e6, out_bytes / 1e3, floor_fps, h2d_ms * 1000);
-    std::printf("  %-66s %9s %7s %9s %9s %11s %8s\n", "strategy", "fps", "%floor", "p50 ms",
-                "p99 ms", "single ms", "xH2D");
+    std::printf("  %-66s %9s %7s %9s %9s %11s %8s %8s %9s\n", "strategy", "fps", "%floor", "p50 ms",
+                "p99 ms", "single ms", "xH2D", "host us", "1 gpu ms");
     std::vector<PlatformProfile> runs = {
         make_profile("copy", 1, 1, false, "auto"),
         make_profile("pinned-chunked", 1, 2, true, "auto"),
@@ -304,9 +319,9 @@ int cmd_bench_pipeline(const StreamBenchOptions& o) {
         std::printf("  %-66s error: %s\n", profile_label(p).c_str(), m.error.c_str());
         r["error"] = m.error;
       } else {
-        std::printf("  %-66s %9.0f %6.1f%% %9.3f %9.3f %11.3f %8.2f%s\n", profile_label(p).c_str(),
-                    m.fps, 100 * m.fps / floor_fps, m.p50_ms, m.p99_ms, m.single_ms,
-                    m.single_ms / h2d_ms,
+        std::printf("  %-66s %9.0f %6.1f%% %9.3f %9.3f %11.3f %8.2f %8.1f %9.3f%s\n",
+                    profile_label(p).c_str(), m.fps, 100 * m.fps / floor_fps, m.p50_ms, m.p99_ms,
+                    m.single_ms, m.single_ms / h2d_ms, m.host_us, m.single_gpu_ms,
                     copy_fps > 0 && p.memory != "copy"
                         ? (" (" + std::to_string(m.fps / copy_fps).substr(0, 4) + "x copy)").c_str()
                         : "");
@@ -316,6 +331,8 @@ int cmd_bench_pipeline(const StreamBenchOptions& o) {
                   {"latency_p99_ms", m.p99_ms},
                   {"single_frame_ms", m.single_ms},
                   {"single_over_h2d", m.single_ms / h2d_ms},
+                  {"host_us_per_frame", m.host_us},
+                  {"single_frame_gpu_ms", m.single_gpu_ms},
                   {"pcie_floor_fps", floor_fps},
                   {"frame_h2d_ms", h2d_ms}});
       }

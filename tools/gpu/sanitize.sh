@@ -19,6 +19,11 @@ for tool in memcheck racecheck initcheck synccheck; do
   summary=$(grep -E "ERROR SUMMARY|RACECHECK SUMMARY|LEAK SUMMARY" "$OUT/sanitize-$tool.log" | tail -2 | tr '\n' ' ')
   tests=$(grep -E "^\[  (PASSED|FAILED)  \]" "$OUT/sanitize-$tool.log" | tr '\n' ' ')
   echo "$tool: rc=$rc $summary $tests"
+  # What was found, condensed: each distinct finding with its kernel, counted.
+  grep -E "^========= +(Invalid|Uninitialized|Race|Error|Program hit|Barrier|Leaked)|^=========     at " \
+    "$OUT/sanitize-$tool.log" | sed -E 's/0x[0-9a-f]+/0x_/g' | sort | uniq -c | sort -rn | head -20 \
+    > "$OUT/sanitize-$tool-findings.txt"
+  [ -s "$OUT/sanitize-$tool-findings.txt" ] && head -8 "$OUT/sanitize-$tool-findings.txt"
   [ $rc -eq 0 ] || status=1
 done
 exit $status
