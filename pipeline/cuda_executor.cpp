@@ -172,7 +172,9 @@ class CudaExecutor : public Executor {
     streams_ = std::max(1, std::min(profile.streams, chunks_));
     frames_ = std::max(1, profile.frames_in_flight);
     graphs_ = profile.cuda_graphs;
-    stage_timing_ = profile.timing != "frame";
+    timing_level_ = profile.timing == "frame"    ? Timing::kFrame
+                    : profile.timing == "strips" ? Timing::kStrips
+                                                 : Timing::kStages;
     if (memory_ == Memory::kCopy) frames_ = 1, streams_ = 1;
     // Managed memory attached to one stream is accessed by that stream only (Jetson without
     // concurrent managed access): a frame runs on its slot's main stream alone.
@@ -210,7 +212,9 @@ class CudaExecutor : public Executor {
        << ", " << frames_ << " frame" << (frames_ == 1 ? "" : "s") << " in flight, graphs "
        << (graphs_ ? "on" : "off") << ", results "
        << (results_ == ResultMemory::kMapped ? "mapped" : "copied back") << ", timing "
-       << (stage_timing_ ? "per stage" : "per frame");
+       << (timing_level_ == Timing::kStrips   ? "per stage and strip"
+           : timing_level_ == Timing::kStages ? "per stage (last strip)"
+                                              : "per frame");
     if (!fusions_.empty()) os << ", fused: " << fusions_;
     return os.str();
   }
@@ -345,8 +349,17 @@ class CudaExecutor : public Executor {
     return slot.streams.empty() ? slot.main.get() : slot.streams[k % slot.streams.size()].get();
   }
 
+  // Whether strip k of `strips` records its timing event: every strip (timing: strips), or only
+  // the first strip's start events and the last strip's end events (timing: stages: a handful of
+  // graph nodes instead of one per stage and strip).
+  bool timed(int k, int strips, bool start_event) const {
+    if (timing_level_ == Timing::kStrips) return true;
+    if (timing_level_ == Timing::kFrame) return false;
+    return start_event ? k == 0 : k == strips - 1;
+  }
+
   void record_timing(cudaEvent_t e, cudaStream_t s, bool capturing) {
-    if (!stage_timing_) return;
+    if (timing_level_ == Timing::kFrame) return;
     JP_CUDA(capturing ? cudaEventRecordWithFlags(e, s, cudaEventRecordExternal)
                       : cudaEventRecord(e, s));
   }
@@ -529,7 +542,7 @@ class CudaExecutor : public Executor {
     }
     for (int k = 0; k < strips; ++k) {
       const cudaStream_t s = copy_stream ? in_stream : strip_stream(slot, k);
-      record_timing(slot.t_start[k].get(), s, capturing);
+      if (timed(k, strips, true)) record_timing(slot.t_start[k].get(), s, capturing);
       if (memory_ == Memory::kPinnedChunked) {
         const std::size_t rows = static_cast<std::size_t>(b[k + 1] - b[k]);
         JP_CUDA(cudaMemcpy2DAsync(frame_dev.row<std::uint8_t>(b[k]), frame_dev.pitch,
@@ -537,7 +550,7 @@ class CudaExecutor : public Executor {
                                   cudaMemcpyHostToDevice, s));
       }
       JP_CUDA(cudaEventRecord(slot.h2d_done[k].get(), s));
-      record_timing(slot.t_h2d[k].get(), s, capturing);
+      if (timed(k, strips, false)) record_timing(slot.t_h2d[k].get(), s, capturing);
     }
     // Stages, pass by pass, strip by strip.
     for (std::size_t i = 0; i < plans_.size(); ++i) {
@@ -566,7 +579,9 @@ class CudaExecutor : public Executor {
           }
           ss.gpu->launch(pass, k, b[k], b[k + 1], s);
           JP_CUDA(cudaEventRecord(ss.done[k].get(), s));
-          if (pass + 1 == passes) record_timing(ss.t_end[k].get(), s, capturing);
+          if (pass + 1 == passes && timed(k, strips, false)) {
+            record_timing(ss.t_end[k].get(), s, capturing);
+          }
         }
         const bool merge = ss.gpu->merges_after(pass);
         if (merge || pass + 1 < passes) {
@@ -594,7 +609,7 @@ class CudaExecutor : public Executor {
             JP_CUDA(cudaStreamWaitEvent(s, slot.stages[writer_.at(name)].done[k].get(), 0));
           }
         }
-        record_timing(slot.t_d2h0[k].get(), s, capturing);
+        if (timed(k, strips, true)) record_timing(slot.t_d2h0[k].get(), s, capturing);
         for (const auto& [name, out] : p.outputs) {
           const ImageView dv = views.at(name);
           const ImageView hv = out.view();
@@ -603,7 +618,7 @@ class CudaExecutor : public Executor {
                                     static_cast<std::size_t>(b[k + 1] - b[k]),
                                     cudaMemcpyDeviceToHost, s));
         }
-        record_timing(slot.t_d2h[k].get(), s, capturing);
+        if (timed(k, strips, false)) record_timing(slot.t_d2h[k].get(), s, capturing);
       }
     }
     if (multi) {
@@ -706,27 +721,42 @@ class CudaExecutor : public Executor {
   void collect_timing(Slot& slot, Pending& p) {
     FrameRecord& rec = p.record;
     const int strips = static_cast<int>(p.bounds.size()) - 1;
+    const int last = strips - 1;
     const std::string prefix = "frame slot " + std::to_string(slot.index);
     const double t0 = since_origin(slot.t_begin.get());
     rec.gpu_ms = since_origin(slot.t_finish.get()) - t0;
-    if (!stage_timing_) return;
-    std::vector<double> prev(strips);
-    for (int k = 0; k < strips; ++k) {
-      const double a = since_origin(slot.t_start[k].get()), c = since_origin(slot.t_h2d[k].get());
-      if (memory_ == Memory::kPinnedChunked) {
-        rec.spans.push_back({Span::kH2D, "h2d " + std::to_string(k), prefix + copy_track(slot, "in", k), a, c});
+    if (timing_level_ == Timing::kFrame) return;
+    const bool all = timing_level_ == Timing::kStrips;
+    auto strip_track = [&](int k) {
+      return prefix + (slot.streams.empty() ? " main" : " strip " + std::to_string(k));
+    };
+    // Copies in: per strip, or first start to last end.
+    std::vector<double> prev(strips, 0.0);
+    if (all) {
+      for (int k = 0; k < strips; ++k) {
+        const double a = since_origin(slot.t_start[k].get());
+        prev[k] = since_origin(slot.t_h2d[k].get());
+        if (memory_ == Memory::kPinnedChunked) {
+          rec.spans.push_back({Span::kH2D, "h2d " + std::to_string(k),
+                               prefix + copy_track(slot, "in", k), a, prev[k]});
+        }
       }
-      prev[k] = c;
+    } else {
+      const double a = since_origin(slot.t_start[0].get());
+      prev[last] = since_origin(slot.t_h2d[last].get());
+      if (memory_ == Memory::kPinnedChunked) {
+        rec.spans.push_back({Span::kH2D, "h2d", prefix + copy_track(slot, "in", 0), a, prev[last]});
+      }
     }
+    // Stages: per strip, or on the last strip (the end of the frame's critical path); merges.
     rec.stage_ms.assign(plans_.size(), 0.0);
     for (std::size_t i = 0; i < plans_.size(); ++i) {
       if (plans_[i].absorbed_by >= 0) continue;
       StageSlot& ss = slot.stages[i];
       double lo = std::numeric_limits<double>::max(), hi = 0;
-      for (int k = 0; k < strips; ++k) {
-        const std::string track = prefix + (slot.streams.empty() ? " main" : " strip " + std::to_string(k));
+      for (int k = all ? 0 : last; k < strips; ++k) {
         const double e = since_origin(ss.t_end[k].get());
-        rec.spans.push_back({Span::kCompute, plans_[i].stage->name(), track, prev[k], e});
+        rec.spans.push_back({Span::kCompute, plans_[i].stage->name(), strip_track(k), prev[k], e});
         lo = std::min(lo, prev[k]);
         hi = std::max(hi, e);
         prev[k] = e;
@@ -739,10 +769,12 @@ class CudaExecutor : public Executor {
       }
       rec.stage_ms[i] = std::max(0.0, hi - lo);
     }
-    for (int k = 0; k < strips; ++k) {
-      if (memory_ != Memory::kPinnedChunked || p.outputs.empty()) continue;
-      rec.spans.push_back({Span::kD2H, "d2h " + std::to_string(k), prefix + copy_track(slot, "out", k),
-                           since_origin(slot.t_d2h0[k].get()), since_origin(slot.t_d2h[k].get())});
+    if (memory_ != Memory::kPinnedChunked || p.outputs.empty()) return;
+    for (int k = all ? 0 : last; k < strips; ++k) {
+      const double a = since_origin(slot.t_d2h0[all ? k : 0].get());
+      rec.spans.push_back({Span::kD2H, all ? "d2h " + std::to_string(k) : "d2h",
+                           prefix + copy_track(slot, "out", k), a,
+                           since_origin(slot.t_d2h[k].get())});
     }
   }
 
@@ -765,7 +797,8 @@ class CudaExecutor : public Executor {
   std::size_t next_seq_ = 0;
   std::size_t staged_frames_ = 0, captures_ = 0;
   bool timing_ = true;        // event times can be read (else none are reported)
-  bool stage_timing_ = true;  // events between stages (profile timing: stages)
+  enum class Timing { kFrame, kStages, kStrips };
+  Timing timing_level_ = Timing::kStages;  // profile key timing
   Event origin_{true};
 };
 

@@ -65,7 +65,7 @@ namespace {
 const char* const kBackends[] = {"cpu", "cuda"};
 const char* const kMemories[] = {"host", "copy", "pinned-chunked", "zero-copy", "managed"};
 const char* const kResults[] = {"auto", "mapped", "copy"};
-const char* const kTimings[] = {"stages", "frame"};
+const char* const kTimings[] = {"stages", "strips", "frame"};
 
 template <std::size_t N>
 std::string one_of(const std::string& file, const YAML::Node& n, const char* key,

@@ -3,7 +3,7 @@
 //   backend: cpu | cuda
 //   memory: host | copy | pinned-chunked | zero-copy | managed
 //   chunks: row strips per frame; streams; frames_in_flight; cuda_graphs
-//   results: auto | mapped | copy (where small results land); timing: stages | frame
+//   results: auto | mapped | copy (where small results land); timing: stages | strips | frame
 // `auto` decides from device attributes (never the device name): no CUDA device → cpu; an
 // integrated GPU → the Jetson profile for its compute capability; otherwise discrete.
 #pragma once
@@ -25,8 +25,9 @@ struct PlatformProfile {
   // Small results (histogram, stats, detections): written by the kernels into mapped host memory,
   // or into device memory and copied back; auto: the strategy's measured best.
   std::string results = "auto";
-  // GPU timing: per stage and strip (events between every stage: summary.json per-stage times,
-  // spans for --timeline and the overlap figure) or per frame only (fewer graph nodes).
+  // GPU timing from events: stages (per stage on the frame's last strip, and the copies: per-stage
+  // times and the overlap figure from a handful of events), strips (every stage on every strip:
+  // the full --timeline, one event per stage and strip) or frame (first to last event only).
   std::string timing = "stages";
 };
 

@@ -162,7 +162,8 @@ RunSummary run_pipeline(const RunOptions& opt) {
   const PipelineConfig cfg = load_config(opt.config);
   std::string platform_reason;
   const std::string platform_spec = opt.platform.empty() ? cfg.platform : opt.platform;
-  const PlatformProfile profile = resolve_platform(platform_spec, &platform_reason);
+  PlatformProfile profile = resolve_platform(platform_spec, &platform_reason);
+  if (!opt.timeline.empty() && profile.backend == "cuda") profile.timing = "strips";  // every span
   const std::string uri = opt.input.empty() ? cfg.input : opt.input;
   if (uri.empty()) {
     throw config_error(cfg.file + ": no input: set `input:` in the config or pass --input URI");

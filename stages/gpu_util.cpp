@@ -22,6 +22,10 @@ bool ResultBuffer::ensure(std::size_t bytes, ResultMemory mode) {
   } else {
     dev_ = DeviceBuffer(bytes);
     device_ = dev_.get();
+    // Defined bytes: copy_back copies the whole block, also the part a frame leaves unwritten
+    // (detection points past the count).
+    JP_CUDA(cudaMemset(device_, 0, bytes));
+    JP_CUDA(cudaDeviceSynchronize());
   }
   bytes_ = bytes;
   mode_ = mode;
