@@ -113,6 +113,24 @@ struct StagePlan {
   bool keep = false;      // its output image is asked for
 };
 
+// The input rows a strip [y0, y1) with this halo may read in an image of h rows: the window
+// clipped to the image, and where it crosses an edge also the rows within the halo of the
+// opposite edge (a wrap border reads them; reflect and replicate stay inside the clipped window).
+struct RowRanges {
+  int a0 = 0, a1 = 0, b0 = 0, b1 = 0;  // [a0, a1) and [b0, b1)
+  bool overlaps(int y0, int y1) const {
+    return (y0 < a1 && y1 > a0) || (y0 < b1 && y1 > b0);
+  }
+};
+RowRanges rows_read(int y0, int y1, int halo, int h) {
+  const int lo = y0 - halo, hi = y1 + halo;
+  if (hi - lo >= h) return {0, h, 0, 0};
+  RowRanges r{std::max(0, lo), std::min(h, hi), 0, 0};
+  if (lo < 0) r.b0 = h + lo, r.b1 = h;
+  if (hi > h) r.b0 = 0, r.b1 = hi - h;
+  return r;
+}
+
 // One stage in one slot.
 struct StageSlot {
   std::unique_ptr<StageGpu> gpu;
@@ -179,11 +197,10 @@ class CudaExecutor : public Executor {
     // Managed memory attached to one stream is accessed by that stream only (Jetson without
     // concurrent managed access): a frame runs on its slot's main stream alone.
     if (memory_ == Memory::kManaged) streams_ = 1;
-    results_ = profile.results == "mapped" ? ResultMemory::kMapped
-               : profile.results == "copy" ? ResultMemory::kCopy
-               : (memory_ == Memory::kZeroCopy || memory_ == Memory::kManaged)
-                   ? ResultMemory::kMapped
-                   : ResultMemory::kCopy;
+    // auto: mapped for every strategy. Measured on an H100 (docs/PERFORMANCE.md): the kernels'
+    // few bytes over the bus cost less than the copy nodes after the merges (pinned-chunked
+    // K=4 F=3 at 1080p: 7805 fps mapped, 4664 copied back).
+    results_ = profile.results == "copy" ? ResultMemory::kCopy : ResultMemory::kMapped;
     switch (memory_) {
       case Memory::kPinnedChunked: pool_.emplace(PoolMemory::kPinned); break;
       case Memory::kZeroCopy: pool_.emplace(PoolMemory::kMapped); break;
@@ -566,10 +583,10 @@ class CudaExecutor : public Executor {
           const cudaStream_t s = strip_stream(slot, k);
           if (multi && pass == 0) {
             // The rows this strip reads, written by other streams' strips.
-            const int lo = std::max(0, b[k] - halo), hi = std::min(h, b[k + 1] + halo);
+            const RowRanges need = rows_read(b[k], b[k + 1], halo, h);
             for (int j = 0; j < strips; ++j) {
               const bool ordered = strip_stream(slot, j) == s && (sp.producer >= 0 || !copy_stream);
-              if (ordered || b[j + 1] <= lo || b[j] >= hi) continue;
+              if (ordered || !need.overlaps(b[j], b[j + 1])) continue;
               const cudaEvent_t e = sp.producer < 0 ? slot.h2d_done[j].get()
                                                     : slot.stages[sp.producer].done[j].get();
               JP_CUDA(cudaStreamWaitEvent(s, e, 0));

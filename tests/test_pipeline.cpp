@@ -162,7 +162,14 @@ TEST_F(PipelineRun, EveryFrameYieldsOneRecordInOrder) {
   o.output_dir = (dir_ / "strict").string();
   const RunSummary st = run_pipeline(o);
   EXPECT_TRUE(st.stopped_early);
-  EXPECT_EQ(read_jsonl(dir_ / "strict" / "results.jsonl").size(), 6u);
+  // Reading stops there; frames already read and in flight (GPU executors) still get their
+  // records: one per frame read, in order, the failed one included.
+  const auto strict = read_jsonl(dir_ / "strict" / "results.jsonl");
+  EXPECT_EQ(static_cast<std::int64_t>(strict.size()), st.read);
+  ASSERT_GE(strict.size(), 6u);
+  EXPECT_LE(strict.size(), 6u + 16u);
+  EXPECT_TRUE(strict[5].contains("error"));
+  for (std::size_t i = 0; i < strict.size(); ++i) EXPECT_EQ(strict[i]["frame"], i);
 
   // --max-frames
   o.strict = false;
