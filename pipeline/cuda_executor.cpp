@@ -403,12 +403,7 @@ class CudaExecutor : public Executor {
     for (const auto& sp : plans_) {
       const Stage& s = *sp.stage;
       const PixelFormat in = formats.at(s.input());
-      std::string why;
-      if (!s.accepts(in, &why)) {
-        throw Error(s.label() + ": image '" + s.input() + "' is " + to_string(in) + ", but " +
-                    s.type() + " " + why +
-                    (s.input() == kFrameImage ? " (add {type: to_gray} first)" : ""));
-      }
+      check_stage_input(s, in);
       if (s.has_output()) formats[s.output()] = s.output_format(in);
     }
     p->bounds = strip_bounds(h, chunks_);
@@ -416,13 +411,12 @@ class CudaExecutor : public Executor {
     bool changed = false;
 
     // The frame as the GPU reads it. Pool strategies need the frame in pool memory: a frame from a
-    // source that ignores the allocator is staged there with one host copy (counted).
+    // source that ignores the allocator is staged there with one host copy.
     ImageView pooled;
     if (pool_ && !pool_->device_view(host, &pooled)) {
       HostImage copy = pool_->allocate(w, h, host.format);
       copy_image(host, copy.view());
       p->frame.image = std::move(copy);
-      ++staged_frames_;
       pool_->device_view(p->frame.image.view(), &pooled);
     }
     const ImageView frame_dev =
@@ -505,7 +499,6 @@ class CudaExecutor : public Executor {
         cudaGraph_t g = nullptr;
         JP_CUDA(cudaStreamEndCapture(main, &g));
         it = slot.graphs.emplace(std::move(key), std::make_unique<GraphExec>(g)).first;
-        ++captures_;
       }
       JP_CUDA(cudaGraphLaunch(it->second->get(), main));
     } else {
@@ -812,7 +805,6 @@ class CudaExecutor : public Executor {
   std::size_t next_slot_ = 0;
   std::deque<Pending> pending_;
   std::size_t next_seq_ = 0;
-  std::size_t staged_frames_ = 0, captures_ = 0;
   bool timing_ = true;        // event times can be read (else none are reported)
   enum class Timing { kFrame, kStages, kStrips };
   Timing timing_level_ = Timing::kStages;  // profile key timing

@@ -66,6 +66,13 @@ std::unique_ptr<Executor> make_cuda_executor(const PipelineConfig& config,
                                              const PlatformProfile& profile,
                                              std::vector<std::string> keep_images);
 
+// Throws the frame error for a stage that cannot read its input image's format (the hint names
+// to_gray when the stage reads the frame itself). Both executors check every frame with it.
+void check_stage_input(const Stage& stage, PixelFormat in);
+
+// The q-quantile (0..1) of the samples, nearest rank (v[round(q·(n−1))]); 0 when empty.
+double percentile(std::vector<double> v, double q);
+
 // Row boundaries of K strips over `height` rows: strip k is [b[k], b[k+1]). K is clamped to height.
 std::vector<int> strip_bounds(int height, int strips);
 

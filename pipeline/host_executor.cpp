@@ -2,6 +2,7 @@
 // The host executor (memory: host): stages run on the CPU twins, each frame in K row strips. For
 // each stage and pass every strip runs before the next pass or stage, so a strip's halo reads the
 // real neighbouring rows; results equal whole-frame processing.
+#include <algorithm>
 #include <chrono>
 #include <deque>
 
@@ -18,6 +19,21 @@ std::vector<int> strip_bounds(int height, int strips) {
     b[k] = static_cast<int>(static_cast<long long>(height) * k / strips);
   }
   return b;
+}
+
+void check_stage_input(const Stage& stage, PixelFormat in) {
+  std::string why;
+  if (stage.accepts(in, &why)) return;
+  throw Error(stage.label() + ": image '" + stage.input() + "' is " + to_string(in) + ", but " +
+              stage.type() + " " + why +
+              (stage.input() == kFrameImage ? " (add {type: to_gray} first)" : ""));
+}
+
+double percentile(std::vector<double> v, double q) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  const std::size_t i = static_cast<std::size_t>(q * static_cast<double>(v.size() - 1) + 0.5);
+  return v[std::min(i, v.size() - 1)];
 }
 
 namespace {
@@ -82,12 +98,7 @@ class HostExecutor : public Executor {
     const int strips = static_cast<int>(bounds.size()) - 1;
     for (const auto& stage : cfg_.stages) {
       const ImageView in = views.at(stage->input());
-      std::string why;
-      if (!stage->accepts(in.format, &why)) {
-        throw Error(stage->label() + ": image '" + stage->input() + "' is " + to_string(in.format) +
-                    ", but " + stage->type() + " " + why +
-                    (stage->input() == kFrameImage ? " (add {type: to_gray} first)" : ""));
-      }
+      check_stage_input(*stage, in.format);
       ImageView out;
       if (stage->has_output()) {
         out = buffer(stage->output(), in.width, in.height, stage->output_format(in.format));

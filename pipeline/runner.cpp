@@ -29,13 +29,6 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-double percentile(std::vector<double> v, double q) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  const std::size_t i = static_cast<std::size_t>(q * static_cast<double>(v.size() - 1) + 0.5);
-  return v[std::min(i, v.size() - 1)];
-}
-
 nlohmann::ordered_json spread(const std::vector<double>& v) {
   return {{"p50_ms", percentile(v, 0.50)}, {"p99_ms", percentile(v, 0.99)}, {"samples", v.size()}};
 }

@@ -40,16 +40,6 @@ double ms_since(Clock::time_point t0) {
   return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
 }
 
-double median(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
-double pct(std::vector<double> v, double q) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  return v[std::min(v.size() - 1, static_cast<std::size_t>(q * static_cast<double>(v.size() - 1) + 0.5))];
-}
 
 // Pinned copy bandwidths (GB/s) of `bytes` one way, median of 10, and of a frame-sized H2D.
 struct Bandwidth {
@@ -77,7 +67,7 @@ Bandwidth measure_pinned(std::size_t bytes) {
       JP_CUDA(cudaEventElapsedTime(&ms, a, b));
       if (i >= 2) v.push_back(static_cast<double>(bytes) / (ms * 1e6));
     }
-    return median(v);
+    return percentile(v, 0.5);
   };
   Bandwidth bw{time(cudaMemcpyHostToDevice), time(cudaMemcpyDeviceToHost)};
   cudaEventDestroy(a);
@@ -102,7 +92,7 @@ double frame_h2d_ms(std::size_t bytes) {
   }
   cudaFree(d);
   cudaFreeHost(h);
-  return median(v);
+  return percentile(v, 0.5);
 }
 
 // Frames for a run: `images` (any memory), copied into the executor's frame pool when it has one,
@@ -184,8 +174,8 @@ Measured measure(const PipelineConfig& cfg, const PlatformProfile& profile,
     const double wall = ms_since(t0);
     m.fps = frames / (wall / 1000.0);
     m.host_us = 1000.0 * host_ms / frames;
-    m.p50_ms = pct(lat, 0.5);
-    m.p99_ms = pct(lat, 0.99);
+    m.p50_ms = percentile(lat, 0.5);
+    m.p99_ms = percentile(lat, 0.99);
     // Single-frame latency: one at a time.
     std::vector<double> single, single_gpu;
     for (int i = 0; i < 30; ++i) {
@@ -198,8 +188,8 @@ Measured measure(const PipelineConfig& cfg, const PlatformProfile& profile,
         single_gpu.push_back(rec.gpu_ms);
       }
     }
-    m.single_ms = median(single);
-    m.single_gpu_ms = median(single_gpu);
+    m.single_ms = percentile(single, 0.5);
+    m.single_gpu_ms = percentile(single_gpu, 0.5);
   } catch (const Error& e) {
     m.error = e.what();
   }
