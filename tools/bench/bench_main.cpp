@@ -5,6 +5,7 @@
 
 #include "pipeline/core/error.h"
 #include "tools/bench/bench.h"
+#include "tools/size_list.h"
 
 int main(int argc, char** argv) {
   CLI::App app{"jetpipe-bench: kernel benchmarks against CUB, NPP and OpenCV (CPU)"};
@@ -18,19 +19,14 @@ int main(int argc, char** argv) {
   app.add_option("--area", area, "all | reductions | filters | detect | pipeline")
       ->capture_default_str();
   CLI11_PARSE(app, argc, argv);
-  std::vector<jetpipe::bench::Size> sizes;
-  std::size_t pos = 0;
-  while (pos < sizes_arg.size()) {
-    const std::size_t end = std::min(sizes_arg.find(',', pos), sizes_arg.size());
-    const std::string s = sizes_arg.substr(pos, end - pos);
-    int w = 0, h = 0;
-    if (std::sscanf(s.c_str(), "%dx%d", &w, &h) != 2 || w < 1 || h < 1) {
-      std::fprintf(stderr, "jetpipe-bench: bad size '%s' (want WxH)\n", s.c_str());
-      return 2;
-    }
-    sizes.push_back({w, h});
-    pos = end + 1;
+  std::vector<std::pair<int, int>> parsed;
+  std::string bad;
+  if (!jetpipe::tools::parse_size_list(sizes_arg, &parsed, &bad)) {
+    std::fprintf(stderr, "jetpipe-bench: bad size '%s' (want WxH)\n", bad.c_str());
+    return 2;
   }
+  std::vector<jetpipe::bench::Size> sizes;
+  for (const auto& [w, h] : parsed) sizes.push_back({w, h});
   try {
     jetpipe::bench::Bench b(reps, filter, sizes);
     if (area == "all" || area == "reductions") jetpipe::bench::bench_reductions(b);

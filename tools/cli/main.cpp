@@ -11,6 +11,7 @@
 #include "pipeline/core/error.h"
 #include "pipeline/runner.h"
 #include "tools/cli/commands.h"
+#include "tools/size_list.h"
 
 namespace {
 
@@ -132,17 +133,9 @@ int main(int argc, char** argv) {
       return s.failed > 0 ? 3 : 0;
     }
     if (*bench_pipe) {
-      bench.sizes.clear();
-      std::size_t pos = 0;
-      while (pos < bench_sizes.size()) {
-        const std::size_t end = std::min(bench_sizes.find(',', pos), bench_sizes.size());
-        int w = 0, h = 0;
-        if (std::sscanf(bench_sizes.substr(pos, end - pos).c_str(), "%dx%d", &w, &h) != 2 ||
-            w < 1 || h < 1) {
-          throw jetpipe::config_error("--sizes: '" + bench_sizes + "' is not a WxH list");
-        }
-        bench.sizes.emplace_back(w, h);
-        pos = end + 1;
+      std::string bad;
+      if (!jetpipe::tools::parse_size_list(bench_sizes, &bench.sizes, &bad)) {
+        throw jetpipe::config_error("--sizes: '" + bad + "' is not WxH");
       }
       return jetpipe::cli::cmd_bench_pipeline(bench);
     }
