@@ -53,6 +53,9 @@ class Executor {
   virtual ImageAllocator allocator() const { return {}; }
   // One line: the strategy and its shape ("pinned-chunked, 4 strips on 4 streams, 2 frames ...").
   virtual std::string describe() const = 0;
+  // Milliseconds the calling thread has spent blocked on the device inside submit() and take()
+  // (waiting for a frame slot or a record), so far: the rest of their time is host work.
+  virtual double blocked_ms() const { return 0; }
 };
 
 // `keep_images`: names of images copied into each record (for sinks that save them). The config

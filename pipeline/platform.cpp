@@ -149,6 +149,8 @@ PlatformProfile load_platform(const std::string& path) {
       p.memory = one_of(path, v, "memory", kMemories);
     } else if (k == "chunks") {
       p.chunks = int_in(path, v, "chunks", 1, 1024);
+    } else if (k == "min_strip_mb") {
+      p.min_strip_mb = int_in(path, v, "min_strip_mb", 0, 4096);
     } else if (k == "streams") {
       p.streams = int_in(path, v, "streams", 1, 64);
     } else if (k == "frames_in_flight") {
@@ -166,8 +168,8 @@ PlatformProfile load_platform(const std::string& path) {
       if (k == "name") p.name = v.as<std::string>();
     } else {
       throw config_error(yaml_where(path, kv.first) + ": unknown key '" + k +
-                         "' (valid: name, description, backend, memory, chunks, streams, "
-                         "frames_in_flight, cuda_graphs, results, timing)");
+                         "' (valid: name, description, backend, memory, chunks, min_strip_mb, "
+                         "streams, frames_in_flight, cuda_graphs, results, timing)");
     }
   }
   if (p.backend == "cpu" && p.memory != "host") {

@@ -2,7 +2,7 @@
 // Platform profiles (platforms/*.yaml): how a pipeline runs on the hardware at hand.
 //   backend: cpu | cuda
 //   memory: host | copy | pinned-chunked | zero-copy | managed
-//   chunks: row strips per frame; streams; frames_in_flight; cuda_graphs
+//   chunks: row strips per frame; min_strip_mb; streams; frames_in_flight; cuda_graphs
 //   results: auto | mapped | copy (where small results land); timing: stages | strips | frame
 // `auto` decides from device attributes (never the device name): no CUDA device → cpu; an
 // integrated GPU → the Jetson profile for its compute capability; otherwise discrete.
@@ -19,6 +19,9 @@ struct PlatformProfile {
   std::string backend = "cpu";
   std::string memory = "host";
   int chunks = 1;
+  // pinned-chunked: strips of at least this many MiB of frame (fewer strips for small frames: each
+  // strip's copy costs the copy engine a start-up); 0 = always `chunks` strips.
+  int min_strip_mb = 0;
   int streams = 1;
   int frames_in_flight = 1;
   bool cuda_graphs = false;

@@ -95,6 +95,7 @@ class FilterStage : public Stage {
   }
   PixelFormat output_format(PixelFormat) const override { return out_; }
   int halo() const override { return Halo(p_); }
+  bool wraps() const override { return p_.border.mode == BorderMode::kWrap; }
   void run_cpu(int, const ImageView& in, const ImageView& out, int, int y0, int y1) override {
     Ref(p_, in, out, y0, y1);
   }

@@ -82,6 +82,9 @@ class Stage {
   virtual PixelFormat output_format(PixelFormat in) const { return in; }
   // Input rows needed above and below each output row.
   virtual int halo() const { return 0; }
+  // Whether rows near one edge read rows near the opposite edge (a wrap border): a strip at the top
+  // then also waits for the bottom rows of its input.
+  virtual bool wraps() const { return false; }
 
   virtual int passes() const { return 1; }
   virtual void begin_frame(const ImageView& /*in*/, int /*strips*/) {}

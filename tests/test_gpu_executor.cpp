@@ -194,6 +194,14 @@ TEST_P(GpuExecutor, EveryStrategyChunkingAndGraphEqualsTheHost) {
       }
     }
   }
+  // The shipped discrete profile, and strips of at least 1 MiB (fewer strips for small frames).
+  PlatformProfile min_strip = profile("pinned-chunked", 8, 2, true);
+  min_strip.min_strip_mb = 1;
+  for (const PlatformProfile& p : {load_platform(platform_dir() + "/discrete.yaml"), min_strip}) {
+    SCOPED_TRACE(p.name + " min_strip_mb " + std::to_string(p.min_strip_mb));
+    expect_same(ref, run(cfg, p), file + ": " + p.name);
+    if (HasFailure()) return;
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Configs, GpuExecutor, ::testing::ValuesIn(config_files()),
