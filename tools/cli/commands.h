@@ -20,6 +20,7 @@ struct StreamBenchOptions {
   std::string config;
   std::vector<std::pair<int, int>> sizes = {{1920, 1080}, {3840, 2160}};
   int frames = 300;
+  int repeat = 3;  // runs per setting; the median frame rate is reported
   std::string json;
 };
 // jetpipe tune: every strategy, strip count, frames in flight, graphs and result memory on this
@@ -28,6 +29,7 @@ struct TuneOptions {
   std::string config;
   std::string output = "platforms/tuned.yaml";
   int frames = 200;
+  int repeat = 3;  // runs per setting; the median frame rate decides
 };
 
 int cmd_info();

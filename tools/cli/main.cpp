@@ -79,6 +79,9 @@ int main(int argc, char** argv) {
   bench_pipe->add_option("--frames", bench.frames, "Frames per run")
       ->capture_default_str()
       ->check(CLI::Range(10, 100000));
+  bench_pipe->add_option("--repeat", bench.repeat, "Runs per setting (the median fps is reported)")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 100));
   bench_pipe->add_option("--json", bench.json, "Also write the figures as JSON");
 
   jetpipe::cli::TuneOptions tune;
@@ -92,6 +95,9 @@ int main(int argc, char** argv) {
   tune_cmd->add_option("--frames", tune.frames, "Frames per run")
       ->capture_default_str()
       ->check(CLI::Range(10, 100000));
+  tune_cmd->add_option("--repeat", tune.repeat, "Runs per setting (the median fps decides)")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 100));
 
   app.add_subcommand("info", "Build features, CUDA devices, and the profile `auto` picks and why");
   app.add_subcommand("stages", "Stage types and their parameters (keys, defaults, ranges)");
