@@ -165,6 +165,16 @@ TEST(Platform, ProfilesLoadAndValidate) {
     EXPECT_NE(std::string(e.what()).find(":2:9: memory: must be one of"), std::string::npos)
         << e.what();
   }
+  std::ofstream(f) << "backend: cuda\nmemory: pinned-chunked\nchunks: 4\nmin_strip_mb: 4\n";
+  EXPECT_EQ(load_platform(f.string()).min_strip_mb, 4);
+  std::ofstream(f) << "backend: cuda\nmemory: pinned-chunked\nmin_strip_mb: -1\n";
+  try {
+    load_platform(f.string());
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find(":3:"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("min_strip_mb"), std::string::npos) << e.what();
+  }
   std::filesystem::remove(f);
 }
 
