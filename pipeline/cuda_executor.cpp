@@ -191,6 +191,7 @@ struct Pending {
   std::map<std::string, HostImage> outputs;    // host images the frame's outputs land in
   std::vector<int> bounds;
   Clock::time_point submitted;
+  bool timed = false;  // stage and copy events recorded (timing_every)
 };
 
 class CudaExecutor : public Executor {
@@ -209,6 +210,7 @@ class CudaExecutor : public Executor {
     timing_level_ = profile.timing == "frame"    ? Timing::kFrame
                     : profile.timing == "strips" ? Timing::kStrips
                                                  : Timing::kStages;
+    timing_every_ = std::max(1, profile.timing_every);
     if (memory_ == Memory::kCopy) frames_ = 1, streams_ = 1;
     // Managed memory attached to one stream is accessed by that stream only (Jetson without
     // concurrent managed access): a frame runs on its slot's main stream alone.
@@ -252,6 +254,9 @@ class CudaExecutor : public Executor {
        << (timing_level_ == Timing::kStrips   ? "per stage and strip"
            : timing_level_ == Timing::kStages ? "per stage (last strip)"
                                               : "per frame");
+    if (timing_level_ != Timing::kFrame && timing_every_ > 1) {
+      os << " on every " << timing_every_ << "th frame";
+    }
     if (!fusions_.empty()) os << ", fused: " << fusions_;
     return os.str();
   }
@@ -426,7 +431,7 @@ class CudaExecutor : public Executor {
   }
 
   void record_timing(cudaEvent_t e, cudaStream_t s, bool capturing) {
-    if (timing_level_ == Timing::kFrame) return;
+    if (!timing_now_) return;
     JP_CUDA(capturing ? cudaEventRecordWithFlags(e, s, cudaEventRecordExternal)
                       : cudaEventRecord(e, s));
   }
@@ -528,10 +533,15 @@ class CudaExecutor : public Executor {
     }
     if (memory_ == Memory::kManaged) attach_managed(slot, *p, views, cudaMemAttachSingle);
 
+    // Stage timing on every timing_every-th frame; the others get only their GPU span.
+    p->timed = timing_level_ != Timing::kFrame && started_++ % timing_every_ == 0;
+    timing_now_ = p->timed;
     JP_CUDA(cudaEventRecord(slot.t_begin.get(), main));
     if (graphs_) {
-      // Everything a captured graph refers to: host and device buffers and their shapes.
-      std::vector<std::uintptr_t> key = {reinterpret_cast<std::uintptr_t>(p->frame.image.view().data)};
+      // Everything a captured graph refers to: host and device buffers and their shapes, and
+      // whether it records the timing events.
+      std::vector<std::uintptr_t> key = {reinterpret_cast<std::uintptr_t>(p->frame.image.view().data),
+                                         static_cast<std::uintptr_t>(p->timed)};
       for (const auto& [name, out] : p->outputs) {
         key.push_back(reinterpret_cast<std::uintptr_t>(out.view().data));
       }
@@ -784,8 +794,9 @@ class CudaExecutor : public Executor {
     const int last = strips - 1;
     const std::string prefix = "frame slot " + std::to_string(slot.index);
     const double t0 = since_origin(slot.t_begin.get());
+    rec.gpu_start_ms = t0;
     rec.gpu_ms = since_origin(slot.t_finish.get()) - t0;
-    if (timing_level_ == Timing::kFrame) return;
+    if (!p.timed) return;
     const bool all = timing_level_ == Timing::kStrips;
     auto strip_track = [&](int k) {
       return prefix + (slot.streams.empty() ? " main" : " strip " + std::to_string(k));
@@ -860,6 +871,9 @@ class CudaExecutor : public Executor {
   bool timing_ = true;        // event times can be read (else none are reported)
   enum class Timing { kFrame, kStages, kStrips };
   Timing timing_level_ = Timing::kStages;  // profile key timing
+  int timing_every_ = 1;                   // profile key timing_every
+  std::size_t started_ = 0;                // frames started (which ones are timed)
+  bool timing_now_ = false;                // the frame being queued records timing events
   Event origin_{true};
 };
 

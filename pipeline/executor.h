@@ -36,7 +36,8 @@ struct FrameRecord {
   std::vector<double> stage_ms;                              // per stage, in stage order
   double latency_ms = 0;                                     // submit → record ready
   std::map<std::string, HostImage> images;                   // images asked for (for sinks)
-  std::vector<Span> spans;  // GPU executors: the frame's copies and stages per strip
+  std::vector<Span> spans;  // GPU executors: the frame's copies and stages per strip (timed frames)
+  double gpu_start_ms = 0;  // GPU executors: the frame's first event, on the spans' clock
   double gpu_ms = 0;        // GPU executors: first to last event of the frame
 };
 

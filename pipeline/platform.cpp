@@ -162,6 +162,8 @@ PlatformProfile load_platform(const std::string& path) {
       p.cuda_graphs = v.Scalar() == "true";
     } else if (k == "timing") {
       p.timing = one_of(path, v, "timing", kTimings);
+    } else if (k == "timing_every") {
+      p.timing_every = int_in(path, v, "timing_every", 1, 1000000);
     } else if (k == "results") {
       p.results = one_of(path, v, "results", kResults);
     } else if (k == "name" || k == "description") {
@@ -169,7 +171,7 @@ PlatformProfile load_platform(const std::string& path) {
     } else {
       throw config_error(yaml_where(path, kv.first) + ": unknown key '" + k +
                          "' (valid: name, description, backend, memory, chunks, min_strip_mb, "
-                         "streams, frames_in_flight, cuda_graphs, results, timing)");
+                         "streams, frames_in_flight, cuda_graphs, results, timing, timing_every)");
     }
   }
   if (p.backend == "cpu" && p.memory != "host") {

@@ -3,7 +3,8 @@
 //   backend: cpu | cuda
 //   memory: host | copy | pinned-chunked | zero-copy | managed
 //   chunks: row strips per frame; min_strip_mb; streams; frames_in_flight; cuda_graphs
-//   results: auto | mapped | copy (where small results land); timing: stages | strips | frame
+//   results: auto | mapped | copy (where small results land); timing: stages | strips | frame;
+//   timing_every
 // `auto` decides from device attributes (never the device name): no CUDA device → cpu; an
 // integrated GPU → the Jetson profile for its compute capability; otherwise discrete.
 #pragma once
@@ -32,6 +33,9 @@ struct PlatformProfile {
   // times and the overlap figure from a handful of events), strips (every stage on every strip:
   // the full --timeline, one event per stage and strip) or frame (first to last event only).
   std::string timing = "stages";
+  // stages / strips: time every Nth frame that way (the others get their GPU span only): each
+  // timing event is a graph node the GPU waits on; 1 = every frame (--timeline forces it).
+  int timing_every = 1;
 };
 
 // The CUDA devices this process sees (empty without CUDA or without a device).

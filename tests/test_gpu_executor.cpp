@@ -187,7 +187,9 @@ TEST_P(GpuExecutor, EveryStrategyChunkingAndGraphEqualsTheHost) {
           SCOPED_TRACE(what);
           // Timing events change the work queued (and the graphs' nodes), never the results.
           const char* timing = k == 3 ? "strips" : k == 8 ? "frame" : "stages";
-          const RunOutput got = run(cfg, profile(memory, k, f, graphs, timing));
+          PlatformProfile p = profile(memory, k, f, graphs, timing);
+          if (k == 4) p.timing_every = 2;  // timed and untimed frames (two graphs) alternate
+          const RunOutput got = run(cfg, p);
           expect_same(ref, got, file + ": " + what);
           if (HasFatalFailure() || HasFailure()) return;
         }
@@ -258,6 +260,25 @@ TEST(GpuExecutorTiming, StageTimesAndSpansArePositive) {
       EXPECT_EQ(n, 4);
     }
   }
+  // timing_every 2: frames 0 and 2 carry stage times and spans, 1 and 3 only their GPU span.
+  PlatformProfile every = profile("pinned-chunked", 4, 2, true, "stages");
+  every.timing_every = 2;
+  std::unique_ptr<Executor> exec = make_executor(cfg, every, {});
+  SourceOptions opt;
+  opt.allocator = exec->allocator();
+  auto src = open_source(std::string("frames://") + JETPIPE_TEST_DATA + "/regression/frames", opt);
+  Frame f;
+  while (src->next(&f)) exec->submit(std::move(f));
+  FrameRecord rec;
+  int n = 0;
+  while (exec->in_flight() > 0 && exec->take(&rec, true)) {
+    ASSERT_TRUE(rec.error.empty()) << rec.error;
+    EXPECT_GT(rec.gpu_ms, 0.0) << "frame " << n;
+    EXPECT_EQ(rec.stage_ms.size(), n % 2 == 0 ? cfg.stages.size() : 0u) << "frame " << n;
+    EXPECT_EQ(rec.spans.empty(), n % 2 == 1) << "frame " << n;
+    ++n;
+  }
+  EXPECT_EQ(n, 4);
 }
 
 }  // namespace

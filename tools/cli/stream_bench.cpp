@@ -226,6 +226,7 @@ std::string profile_label(const PlatformProfile& p) {
   if (p.min_strip_mb > 0) os << ">=" << p.min_strip_mb << "MiB";
   os << " S=" << p.streams << " F=" << p.frames_in_flight << (p.cuda_graphs ? " graphs" : "")
      << " results=" << p.results << " timing=" << p.timing;
+  if (p.timing != "frame" && p.timing_every > 1) os << "/" << p.timing_every;
   return os.str();
 }
 
@@ -241,6 +242,11 @@ PlatformProfile make_profile(const std::string& memory, int k, int f, bool graph
   p.cuda_graphs = graphs;
   p.results = results;
   p.timing = timing;
+  return p;
+}
+
+PlatformProfile sampled(PlatformProfile p, int every) {
+  p.timing_every = every;
   return p;
 }
 
@@ -321,6 +327,7 @@ int cmd_bench_pipeline(const StreamBenchOptions& o) {
         make_profile("pinned-chunked", 1, 3, true, "auto"),
         make_profile("pinned-chunked", 1, 4, true, "auto"),
         make_profile("pinned-chunked", 1, 3, true, "auto", "frame"),
+        sampled(make_profile("pinned-chunked", 1, 3, true, "auto", "stages"), 10),
         make_profile("pinned-chunked", 2, 3, true, "auto"),
         make_profile("pinned-chunked", 4, 1, true, "auto"),
         make_profile("pinned-chunked", 4, 1, true, "auto", "frame"),
