@@ -36,6 +36,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <type_traits>
 #include <cub/block/block_merge_sort.cuh>
 #include <cub/block/block_reduce.cuh>
 #include <cub/block/block_scan.cuh>
@@ -163,7 +164,36 @@ struct NmsArgs {
   int y0, y1;  // output rows
   int r;
   int tiles_x, ntiles;
+  bool vec;  // F32 rows 16-byte aligned (data and pitch): the tile loads 16 bytes at a time
 };
+
+// out[k] = max(v[k], …, v[k + 2R]) for k < 8. For R = 4 (windows of 9 over 16 values) as suffix
+// maxima of v[0..7] and prefix maxima of v[8..15] (van Herk / Gil-Werman): 22 max operations
+// instead of 64. fmaxf drops NaN either way.
+template <int R>
+__device__ __forceinline__ void window_max8(const float (&v)[8 + 2 * R], float (&out)[8]) {
+  if constexpr (R == 4) {
+    float suf[8];
+    suf[7] = v[7];
+#pragma unroll
+    for (int k = 6; k >= 0; --k) suf[k] = fmaxf(v[k], suf[k + 1]);
+    float pre = v[8];
+    out[0] = fmaxf(suf[0], pre);
+#pragma unroll
+    for (int k = 1; k < 8; ++k) {
+      pre = fmaxf(pre, v[8 + k]);
+      out[k] = fmaxf(suf[k], pre);
+    }
+  } else {
+#pragma unroll
+    for (int k = 0; k < 8; ++k) {
+      float m = v[k];
+#pragma unroll
+      for (int u = 1; u <= 2 * R; ++u) m = fmaxf(m, v[k + u]);
+      out[k] = m;
+    }
+  }
+}
 
 __host__ __device__ constexpr int nms_smem_floats(int r, bool smem_tile) {
   return (smem_tile ? (Policy::kTileH + 2 * r) * ((Policy::kTileW + 2 * r) | 1) : 0) +
@@ -176,6 +206,41 @@ __device__ __forceinline__ void load_tile(const NmsArgs& a, int r_rt, int tx0, i
                                           float* tile) {
   const int r = R >= 0 ? R : r_rt;
   const int rw = Policy::kTileW + 2 * r, rwp = rw | 1, rh = Policy::kTileH + 2 * r;
+  if constexpr (std::is_same_v<T, float>) {
+    if (a.vec) {
+      // 16-byte loads from the 4-aligned column at or left of the halo's first one: every thread
+      // has several independent loads in flight (the scalar loop below keeps fewer bytes moving).
+      const int x_lo = tx0 - r, xa = x_lo & ~3;  // floor to a multiple of 4 (also below 0)
+      const int n4 = (tx0 + Policy::kTileW + r - xa + 3) >> 2;
+      const int total = rh * n4;
+#pragma unroll 4
+      for (int i = threadIdx.x; i < total; i += Policy::kThreads) {
+        const int ry = i / n4, c = i - ry * n4;
+        const int gy = ty0 - r + ry, gx = xa + 4 * c;
+        float4 q = make_float4(-INFINITY, -INFINITY, -INFINITY, -INFINITY);
+        if (gy >= 0 && gy < a.v.height) {
+          const float* row =
+              reinterpret_cast<const float*>(a.v.data + static_cast<std::size_t>(gy) * a.v.pitch);
+          if (gx >= 0 && gx + 3 < a.v.width) {
+            q = __ldg(reinterpret_cast<const float4*>(row + gx));
+          } else {
+            if (gx >= 0 && gx < a.v.width) q.x = __ldg(row + gx);
+            if (gx + 1 >= 0 && gx + 1 < a.v.width) q.y = __ldg(row + gx + 1);
+            if (gx + 2 >= 0 && gx + 2 < a.v.width) q.z = __ldg(row + gx + 2);
+            if (gx + 3 >= 0 && gx + 3 < a.v.width) q.w = __ldg(row + gx + 3);
+          }
+        }
+        const float e[4] = {q.x, q.y, q.z, q.w};
+        float* dst = tile + ry * rwp;
+#pragma unroll
+        for (int k = 0; k < 4; ++k) {
+          const int col = gx + k - x_lo;
+          if (col >= 0 && col < rw) dst[col] = e[k];
+        }
+      }
+      return;
+    }
+  }
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
 #pragma unroll
   for (int ry = warp; ry < rh; ry += Policy::kThreads / 32) {
@@ -192,9 +257,11 @@ __device__ __forceinline__ void load_tile(const NmsArgs& a, int r_rt, int tx0, i
 
 // Outputs of this thread: column x = tid % 64, rows 8·(tid / 64) + j. comp[j] is valid where
 // flag[j]. Uses nms_smem_floats(r, kSmemTile) floats of `smem`; ends with a barrier (smem free
-// again).
+// again). Returns whether the block may have a candidate (uniform over the block): with a compiled
+// radius, a tile none of whose pixels is above the threshold (most of a real response) skips the
+// window maxima and returns false.
 template <class T, int R, bool kSmemTile>
-__device__ __forceinline__ void nms_tile(const NmsArgs& a, int tile_index, float thresh,
+__device__ __forceinline__ bool nms_tile(const NmsArgs& a, int tile_index, float thresh,
                                          float* smem, u64 (&comp)[Policy::kItems],
                                          bool (&flag)[Policy::kItems]) {
   static_assert(R < 0 || kSmemTile, "fixed radii use the shared-memory tile");
@@ -211,6 +278,20 @@ __device__ __forceinline__ void nms_tile(const NmsArgs& a, int tile_index, float
   if constexpr (kSmemTile) {
     load_tile<T, R>(a, r, tx0, ty0, tile);
     __syncthreads();
+    if constexpr (R >= 0) {  // (the finish's runtime-radius passes keep their registers)
+      const int x = tid % kW, y_first = (tid / kW) * kN;
+      bool any = false;
+#pragma unroll
+      for (int j = 0; j < kN; ++j) {
+        // Outside the image or the rows the tile holds −inf (or rows past y1): never above.
+        any |= ty0 + y_first + j < a.y1 && tile[(y_first + j + r) * rwp + x + r] > thresh;
+      }
+      if (!__syncthreads_or(any)) {
+#pragma unroll
+        for (int j = 0; j < kN; ++j) flag[j] = false, comp[j] = 0;
+        return false;  // the barrier above leaves smem free
+      }
+    }
     if constexpr (R >= 0) {
       // A thread takes 8 columns of one row: lanes on consecutive rows (odd stride: no conflicts),
       // the 8 + 2R values in registers.
@@ -221,16 +302,12 @@ __device__ __forceinline__ void nms_tile(const NmsArgs& a, int tile_index, float
         if (w0 + Policy::kThreads <= kWork || w < kWork) {
           const int g = w / kRh, ry = w - g * kRh;
           const float* src = tile + ry * rwp + 8 * g;
-          float v[8 + 2 * R];
+          float v[8 + 2 * R], m[8];
 #pragma unroll
           for (int k = 0; k < 8 + 2 * R; ++k) v[k] = src[k];
+          window_max8<R>(v, m);
 #pragma unroll
-          for (int k = 0; k < 8; ++k) {
-            float m = v[k];
-#pragma unroll
-            for (int u = 1; u <= 2 * R; ++u) m = fmaxf(m, v[k + u]);
-            rowmax[ry * kS + 8 * g + k] = m;
-          }
+          for (int k = 0; k < 8; ++k) rowmax[ry * kS + 8 * g + k] = m[k];
         }
       }
     } else {
@@ -262,16 +339,11 @@ __device__ __forceinline__ void nms_tile(const NmsArgs& a, int tile_index, float
   const int gx = tx0 + x;
   float wmax[kN];
   if constexpr (R >= 0) {
+    static_assert(kN == 8, "window_max8 computes 8 outputs");
     float v[kN + 2 * R];
 #pragma unroll
     for (int k = 0; k < kN + 2 * R; ++k) v[k] = rowmax[(y_first + k) * kS + x];
-#pragma unroll
-    for (int j = 0; j < kN; ++j) {
-      float m = v[j];
-#pragma unroll
-      for (int u = 1; u <= 2 * R; ++u) m = fmaxf(m, v[j + u]);
-      wmax[j] = m;
-    }
+    window_max8<R>(v, wmax);
   } else {
 #pragma unroll
     for (int j = 0; j < kN; ++j) {
@@ -296,6 +368,7 @@ __device__ __forceinline__ void nms_tile(const NmsArgs& a, int tile_index, float
         candidate_key(s, static_cast<u32>(gy) * static_cast<u32>(a.v.width) + static_cast<u32>(gx));
   }
   __syncthreads();
+  return true;
 }
 
 __device__ __forceinline__ unsigned char* dyn_smem() {
@@ -354,8 +427,10 @@ __global__ void __launch_bounds__(Policy::kThreads)
   const float thresh = a.use_quality ? quality_threshold(a.quality, h->max_key) : a.thresh;
   u64 comp[Policy::kItems];
   bool flag[Policy::kItems];
-  nms_tile<T, R, kSmemTile>(a.nms, static_cast<int>(blockIdx.x), thresh,
-                            reinterpret_cast<float*>(smem), comp, flag);
+  if (!nms_tile<T, R, kSmemTile>(a.nms, static_cast<int>(blockIdx.x), thresh,
+                                 reinterpret_cast<float*>(smem), comp, flag)) {
+    return;  // no candidate in the tile
+  }
   Compact compact(*reinterpret_cast<Compact::TempStorage*>(smem));
   const int n = compact.gather(comp, flag);
   if (n > 0) compact.store(cand, compact.reserve(&h->count), cap);
@@ -816,6 +891,8 @@ CandArgs cand_args(const DetectParams& p, const ImageView& v, int y0, int y1) {
   a.nms.r = p.nms_radius;
   a.nms.tiles_x = (v.width + Policy::kTileW - 1) / Policy::kTileW;
   a.nms.ntiles = a.nms.tiles_x * ((y1 - y0 + Policy::kTileH - 1) / Policy::kTileH);
+  a.nms.vec = v.format == PixelFormat::kF32 && reinterpret_cast<std::uintptr_t>(v.data) % 16 == 0 &&
+              v.pitch % 16 == 0;
   a.use_quality = p.use_quality;
   a.quality = p.quality;
   a.thresh = static_cast<float>(p.threshold);
