@@ -334,38 +334,72 @@ __device__ __forceinline__ bool nms_tile(const NmsArgs& a, int tile_index, float
   }
   __syncthreads();
 
-  // 2. Column maxima of the row maxima, and the test.
-  const int x = tid % kW, y_first = (tid / kW) * kN;
-  const int gx = tx0 + x;
-  float wmax[kN];
   if constexpr (R >= 0) {
-    static_assert(kN == 8, "window_max8 computes 8 outputs");
-    float v[kN + 2 * R];
+    // 2. The test, and for a thread with a pixel above the threshold the column maxima of the row
+    // maxima (most threads have none: they skip the window and the keys).
+    const int x = tid % kW, y_first = (tid / kW) * kN;
+    const int gx = tx0 + x;
+    float sc[kN];
+    bool above[kN];
+    bool mine = false;
 #pragma unroll
-    for (int k = 0; k < kN + 2 * R; ++k) v[k] = rowmax[(y_first + k) * kS + x];
-    window_max8<R>(v, wmax);
+    for (int j = 0; j < kN; ++j) {
+      const int gy = ty0 + y_first + j;
+      const bool inside = gx < a.v.width && gy < a.y1;
+      if constexpr (kSmemTile) {
+        sc[j] = tile[(y_first + j + r) * rwp + x + r];
+      } else {
+        sc[j] = inside ? load_score<T>(a.v, gx, gy) : -INFINITY;
+      }
+      above[j] = inside && sc[j] > thresh;
+      mine |= above[j];
+      flag[j] = false;
+      comp[j] = 0;
+    }
+    if (mine) {
+      float wmax[kN];
+      static_assert(kN == 8, "window_max8 computes 8 outputs");
+      float v[kN + 2 * R];
+#pragma unroll
+      for (int k = 0; k < kN + 2 * R; ++k) v[k] = rowmax[(y_first + k) * kS + x];
+      window_max8<R>(v, wmax);
+#pragma unroll
+      for (int j = 0; j < kN; ++j) {
+        // fmaxf drops NaN, so NaN neighbours never suppress, as in the twin (NaN > s is false).
+        flag[j] = above[j] && !(wmax[j] > sc[j]);
+        if (flag[j]) {
+          const int gy = ty0 + y_first + j;
+          comp[j] = candidate_key(sc[j], static_cast<u32>(gy) * static_cast<u32>(a.v.width) +
+                                             static_cast<u32>(gx));
+        }
+      }
+    }
   } else {
+    // Runtime radius (the finish's passes, radii above 5): every pixel's window, as few registers.
+    const int x = tid % kW, y_first = (tid / kW) * kN;
+    const int gx = tx0 + x;
+    float wmax[kN];
 #pragma unroll
     for (int j = 0; j < kN; ++j) {
       float m = rowmax[(y_first + j) * kS + x];
       for (int u = 1; u <= 2 * r; ++u) m = fmaxf(m, rowmax[(y_first + j + u) * kS + x]);
       wmax[j] = m;
     }
-  }
 #pragma unroll
-  for (int j = 0; j < kN; ++j) {
-    const int gy = ty0 + y_first + j;
-    const bool inside = gx < a.v.width && gy < a.y1;
-    float s;
-    if constexpr (kSmemTile) {
-      s = tile[(y_first + j + r) * rwp + x + r];
-    } else {
-      s = inside ? load_score<T>(a.v, gx, gy) : -INFINITY;
+    for (int j = 0; j < kN; ++j) {
+      const int gy = ty0 + y_first + j;
+      const bool inside = gx < a.v.width && gy < a.y1;
+      float s;
+      if constexpr (kSmemTile) {
+        s = tile[(y_first + j + r) * rwp + x + r];
+      } else {
+        s = inside ? load_score<T>(a.v, gx, gy) : -INFINITY;
+      }
+      // fmaxf drops NaN, so NaN neighbours never suppress, as in the twin (NaN > s is false).
+      flag[j] = inside && s > thresh && !(wmax[j] > s);
+      comp[j] = candidate_key(s, static_cast<u32>(gy) * static_cast<u32>(a.v.width) +
+                                     static_cast<u32>(gx));
     }
-    // fmaxf drops NaN, so NaN neighbours never suppress, as in the twin (NaN > s is false).
-    flag[j] = inside && s > thresh && !(wmax[j] > s);
-    comp[j] =
-        candidate_key(s, static_cast<u32>(gy) * static_cast<u32>(a.v.width) + static_cast<u32>(gx));
   }
   __syncthreads();
   return true;
