@@ -133,15 +133,16 @@ RowRanges rows_read(int y0, int y1, int halo, int h, bool wraps) {
   return r;
 }
 
-// Rows [y0, y1) of src into dst (same size and format): one linear copy when the two pitches are
-// equal (the DMA engines move a contiguous range faster than the rows of a 2D copy), else 2D.
+// Rows [y0, y1) of src into dst (same size and format): one linear copy when both are unpadded
+// rows of the same pitch (the DMA engines move a contiguous range faster than the rows of a 2D
+// copy; padding is never copied: nothing wrote it), else 2D.
 cudaError_t copy_rows(const ImageView& dst, const ImageView& src, int y0, int y1,
                       cudaMemcpyKind kind, cudaStream_t s) {
   const std::size_t rows = static_cast<std::size_t>(y1 - y0);
   if (rows == 0) return cudaSuccess;
-  if (dst.pitch == src.pitch) {
+  if (dst.pitch == src.pitch && src.pitch == src.row_bytes()) {
     return cudaMemcpyAsync(dst.row<std::uint8_t>(y0), src.row<std::uint8_t>(y0),
-                           (rows - 1) * src.pitch + src.row_bytes(), kind, s);
+                           rows * src.pitch, kind, s);
   }
   return cudaMemcpy2DAsync(dst.row<std::uint8_t>(y0), dst.pitch, src.row<std::uint8_t>(y0),
                            src.pitch, src.row_bytes(), rows, kind, s);
