@@ -9,6 +9,7 @@
 #include "kernels/block/filter_launch.cuh"
 #include "kernels/block/filter_separable.cuh"
 #include "kernels/gaussian.h"
+#include "kernels/to_gray.h"
 
 namespace jetpipe {
 
@@ -46,30 +47,40 @@ const std::vector<int>& q8_taps(const GaussianParams& p) {
 
 cudaError_t launch_gaussian(const GaussianParams& p, const FilterSource& src, const ImageView& dst,
                             int y0, int y1, cudaStream_t stream, FilterPath path) {
-  if (cudaError_t e = dev::check_filter_views(src.view, dst, PixelFormat::kGray8, y0, y1)) return e;
+  // A colour source is read as its to_gray image (the fusion of to_gray → gaussian).
+  const bool colour = dev::is_colour(src.view);
+  ImageView as_gray = src.view;
+  if (colour) as_gray.format = PixelFormat::kGray8, as_gray.pitch = dst.pitch;  // shape check only
+  if (cudaError_t e = dev::check_filter_views(as_gray, dst, PixelFormat::kGray8, y0, y1)) return e;
+  if (colour && src.view.pitch < src.view.row_bytes()) return cudaErrorInvalidValue;
   if (p.ksize < 1 || p.ksize % 2 == 0 || p.ksize > 2 * kSepMaxRadius + 1) {
     return cudaErrorInvalidValue;
   }
   bool tex = false;
   const FilterPolicy& pol = dev::current_filter_policy();
-  if (cudaError_t e = dev::resolve_path(src, p.border, path, pol.gaussian, &tex)) return e;
+  if (!colour) {
+    if (cudaError_t e = dev::resolve_path(src, p.border, path, pol.gaussian, &tex)) return e;
+  }
   if (y0 == y1) return cudaSuccess;
   const std::vector<int>& taps = q8_taps(p);
   const int r = p.ksize / 2;
   if (taps[r] == 256) {  // all other taps 0 (they are ≥ 0 and sum to 256): the identity
+    if (colour) return launch_to_gray(src.view, dst, y0, y1, stream);
     return cudaMemcpy2DAsync(dst.row<std::uint8_t>(y0), dst.pitch, src.view.row<std::uint8_t>(y0),
                              src.view.pitch, src.view.row_bytes(),
                              static_cast<std::size_t>(y1 - y0), cudaMemcpyDefault, stream);
   }
   const int w = src.view.width;
-  return dev::with_source(src, p.border, tex, [&](const auto& s) {
+  auto run = [&](const auto& s) {
     if (r <= kFastMaxRadius) {
       return dev::launch_fast_separable(s, taps.data(), taps.data(), p.ksize, w, src.view.height,
                                         y0, y1, dst, dev::GaussQ16Epilogue{}, true, stream);
     }
     return dev::launch_separable_tile(s, taps.data(), p.ksize, taps.data(), p.ksize, w, y0, y1,
                                       GaussStore{dst.data, dst.pitch}, stream);
-  });
+  };
+  if (colour) return run(dev::make_bgr_src(src.view, p.border));
+  return dev::with_source(src, p.border, tex, run);
 }
 
 }  // namespace jetpipe

@@ -52,6 +52,8 @@ namespace jetpipe {
 
 // CUDA twin of gaussian_ref, bit for bit: output rows [y0, y1) of dst (GRAY8, src's size) from the
 // whole src (GRAY8; the border applies at its edges only, so row strips of one image compose).
+// A BGR8 / RGB8 src is read as its to_gray image (to_gray fused into the filter: equals
+// to_gray_ref then gaussian_ref; global loads, no texture).
 // ksize 1..65 (odd); any size ≥ 1, any pitch, ROI views. One fused pass: ksize ≤ 9 through the
 // register-window kernel (kernels/block/filter_fast.cuh), larger through the separable tile engine;
 // a kernel whose Q8 taps are a single 256 is the identity (a 2D copy). Reads through `path` (a

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 // Image → image stages: to_gray, gaussian, box, sobel, convolve, harris. configure() is the
 // constructor (parameters validated, strings turned into enums); run_cpu() only computes rows.
+#include <type_traits>
+
 #include "kernels/box.h"
 #include "kernels/convolve.h"
 #include "kernels/gaussian.h"
@@ -48,8 +50,12 @@ class FilterGpu : public StageGpu {
     in_ = b.in;
     out_ = b.out;
     bool changed = false;
-    texture_ = &textures_.get(b.in, p_.border, &changed);
+    texture_ = &textures_.get(b.in, p_.border, &changed);  // empty for a colour input (fused)
     return changed;
+  }
+  // gaussian reads a BGR8 / RGB8 image as its to_gray image in the same pass (launch_gaussian).
+  bool fuse_producer(const Stage& producer) override {
+    return std::is_same_v<P, GaussianParams> && producer.type() == "to_gray";
   }
   void launch(int, int, int y0, int y1, GpuStream stream) override {
     check_stage_launch(

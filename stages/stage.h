@@ -29,6 +29,8 @@ namespace jetpipe {
 
 using GpuStream = CUstream_st*;  // cudaStream_t without the CUDA headers
 
+class Stage;
+
 // Where a GPU stage's small results live: written by the kernels straight into mapped host memory,
 // or into device memory and copied back by the stage's last merge.
 enum class ResultMemory : std::uint8_t { kMapped, kCopy };
@@ -63,6 +65,12 @@ class StageGpu {
   // launches; returns true if so (the executor then never launches `later`, but asks it for its
   // result). Called once, before the first bind.
   virtual bool absorb(StageGpu& /*later*/) { return false; }
+  // Fusion with the producer: `producer` writes this stage's input, an image nothing else reads or
+  // keeps; this stage may read the producer's input instead and compute the producer's work as it
+  // reads (to_gray into the filter after it). Returns true if so: the executor then never launches
+  // the producer, never allocates its output, and binds this stage to the producer's input. Called
+  // once, before the first bind.
+  virtual bool fuse_producer(const Stage& /*producer*/) { return false; }
 };
 
 class Stage {

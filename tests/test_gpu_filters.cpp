@@ -434,6 +434,61 @@ TEST(GpuGaussianWide, Width16384) {
 #endif
 }
 
+// gaussian fused with to_gray: a BGR8 / RGB8 source is read as its to_gray image. Equals to_gray_ref
+// then gaussian_ref, bit for bit, for every border, the fast kernel's radii and the tile engine's
+// (ksize 11), the identity (ksize 1), three layouts (cudaMallocPitch; rows padded by 13 bytes; an
+// ROI at x offset 1: byte loads), as one launch and as two uneven row strips.
+TEST(GpuGaussianColour, MatchesToGrayThenTwin) {
+  JP_REQUIRE_GPU();
+#if JETPIPE_HAVE_CUDA
+  std::mt19937 rng(fresh_seed());
+  std::vector<Size2> sizes = kSizes;
+  sizes.push_back({1000, 40});
+  sizes.push_back(kBig);
+  for (const Size2& sz : sizes) {
+    for (PixelFormat f : {PixelFormat::kBgr8, PixelFormat::kRgb8}) {
+      const HostImage colour = random_image(sz.w + 1, sz.h, f, rng);  // +1: room for the ROI
+      const ImageView full = colour.view();
+      HostImage gray(sz.w, sz.h, PixelFormat::kGray8);
+      to_gray_ref(full.roi(0, 0, sz.w, sz.h), gray.view(), 0, sz.h);
+      for (int layout = 0; layout < 3; ++layout) {
+        const DeviceImage dev_img = test::upload(full, layout == 1 ? 13 : 0);
+        const ImageView src = dev_img.view().roi(layout == 2 ? 1 : 0, 0, sz.w, sz.h);
+        HostImage gray_roi(sz.w, sz.h, PixelFormat::kGray8);
+        if (layout == 2) to_gray_ref(full.roi(1, 0, sz.w, sz.h), gray_roi.view(), 0, sz.h);
+        const ImageView want_src = layout == 2 ? gray_roi.view() : gray.view();
+        for (int bi = 0; bi < kBorderCount; ++bi) {
+          if (sz.w == kBig.w && bi != 1 && bi != 5) continue;  // big: constant77 and wrap only
+          for (int ksize : {1, 3, 5, 7, 11}) {
+            const GaussianParams p = resolve_gaussian(ksize, 0, kBorders[bi].border);
+            SCOPED_TRACE(std::to_string(sz.w) + "x" + std::to_string(sz.h) + " " + to_string(f) +
+                         " layout " + std::to_string(layout) + " " + kBorders[bi].name +
+                         " ksize " + std::to_string(ksize));
+            HostImage want(sz.w, sz.h, PixelFormat::kGray8);
+            gaussian_ref(p, want_src, want.view(), 0, sz.h);
+            DeviceImage out(sz.w, sz.h, PixelFormat::kGray8);
+            for (int strips : {1, 2}) {
+              test::poison_device(out.view());
+              const int mid = strips == 1 ? sz.h : sz.h / 3;
+              ASSERT_EQ(launch_gaussian(p, FilterSource(src), out.view(), 0, mid, nullptr),
+                        cudaSuccess);
+              if (mid < sz.h) {
+                ASSERT_EQ(launch_gaussian(p, FilterSource(src), out.view(), mid, sz.h, nullptr),
+                          cudaSuccess);
+              }
+              ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+              const HostImage got = test::download(out.view());
+              const test::Diff d = test::max_diff(got.view(), want.view());
+              ASSERT_EQ(d.max_abs, 0) << "at (" << d.x << ", " << d.y << "), strips " << strips;
+            }
+          }
+        }
+      }
+    }
+  }
+#endif
+}
+
 // ---- box ---------------------------------------------------------------------------------------
 
 using test::BoxVariant;

@@ -74,6 +74,25 @@ inline GlobalSrc make_global_src(const ImageView& v, const Border& border) {
   return s;
 }
 
+// A BGR8 / RGB8 view read as its to_gray image (filters fused with the to_gray before them).
+inline BgrSrc make_bgr_src(const ImageView& v, const Border& border) {
+  BgrSrc s;
+  s.data = v.data;
+  s.pitch = v.pitch;
+  s.width = v.width;
+  s.height = v.height;
+  s.mode = border.mode;
+  s.fill4 = border_fill_u8(border) * 0x01010101u;
+  s.vec = aligned16(v);
+  const bool rgb = v.format == PixelFormat::kRgb8;
+  s.w0 = rgb ? 9798u : 3735u;  // byte 0: R of RGB, B of BGR
+  s.w2 = rgb ? 3735u : 9798u;
+  return s;
+}
+inline bool is_colour(const ImageView& v) {
+  return v.format == PixelFormat::kBgr8 || v.format == PixelFormat::kRgb8;
+}
+
 // Calls f(GlobalSrc) or f(TexSrc) and returns what it returns.
 template <class F>
 cudaError_t with_source(const FilterSource& src, const Border& border, bool use_texture, F&& f) {

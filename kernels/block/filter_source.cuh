@@ -161,6 +161,100 @@ struct GlobalSrc {
   }
 };
 
+// A BGR8 (or RGB8) image read as the GRAY8 image to_gray makes of it (kernels/to_gray.h: OpenCV's
+// Y = (R·9798 + G·19235 + B·3735 + 2^14) >> 15, exact), border remapped in software outside it:
+// a filter fused with the to_gray before it reads the colour frame once and never writes the gray
+// image. The constant border applies to the gray image (fill4), as it would after to_gray.
+struct BgrSrc {
+  const std::uint8_t* data;
+  std::size_t pitch;
+  int width, height;
+  BorderMode mode;
+  std::uint32_t fill4;
+  bool vec;        // data and pitch 16-byte aligned: 48-byte rows of 16 pixels as three 16-byte loads
+  std::uint32_t w0, w2;  // the weights of bytes 0 and 2 of a pixel (B and R for BGR; swapped: RGB)
+
+  using Row = const std::uint8_t*;  // nullptr: a row of the constant border
+
+  static constexpr std::uint32_t kG = 19235, kRound = 1u << 14;
+
+  __device__ __forceinline__ std::uint32_t gray(std::uint32_t b0, std::uint32_t b1,
+                                                std::uint32_t b2) const {
+    return (b0 * w0 + b1 * kG + b2 * w2 + kRound) >> 15;
+  }
+  __device__ __forceinline__ Row row(int y) const {
+    if (static_cast<unsigned>(y) >= static_cast<unsigned>(height)) {
+      y = border_remap(y, height, mode);
+      if (y < 0) return nullptr;
+    }
+    return data + static_cast<std::size_t>(y) * pitch;
+  }
+  __device__ __forceinline__ Row row_near(int y) const {
+    y = near_remap(y, height, mode);
+    return y < 0 ? nullptr : data + static_cast<std::size_t>(y) * pitch;
+  }
+  // 16 gray pixels from 48 colour bytes in 12 words (byte k of the run in word k / 4).
+  __device__ __forceinline__ uint4 convert16(const std::uint32_t (&w)[12]) const {
+    std::uint32_t g[16];
+#pragma unroll
+    for (int i = 0; i < 16; ++i) {
+      const int k = 3 * i;
+      const std::uint32_t b0 = __byte_perm(w[k / 4], 0, 0x4440 + (k % 4));
+      const std::uint32_t b1 = __byte_perm(w[(k + 1) / 4], 0, 0x4440 + ((k + 1) % 4));
+      const std::uint32_t b2 = __byte_perm(w[(k + 2) / 4], 0, 0x4440 + ((k + 2) % 4));
+      g[i] = gray(b0, b1, b2);
+    }
+    return make_uint4(pack4(g[0], g[1], g[2], g[3]), pack4(g[4], g[5], g[6], g[7]),
+                      pack4(g[8], g[9], g[10], g[11]), pack4(g[12], g[13], g[14], g[15]));
+  }
+  // Pixels x .. x + 15 of a row inside the image (0 ≤ x ≤ width − 16).
+  __device__ __forceinline__ uint4 inside16(Row r, int x) const {
+    const std::uint8_t* p = r + 3 * x;
+    std::uint32_t w[12];
+    if (vec && (x & 15) == 0) {
+      const uint4* q = reinterpret_cast<const uint4*>(p);
+      const uint4 a = __ldg(q), b = __ldg(q + 1), c = __ldg(q + 2);
+      w[0] = a.x, w[1] = a.y, w[2] = a.z, w[3] = a.w, w[4] = b.x, w[5] = b.y;
+      w[6] = b.z, w[7] = b.w, w[8] = c.x, w[9] = c.y, w[10] = c.z, w[11] = c.w;
+    } else {
+#pragma unroll
+      for (int i = 0; i < 12; ++i) {
+        w[i] = pack4(__ldg(p + 4 * i), __ldg(p + 4 * i + 1), __ldg(p + 4 * i + 2),
+                     __ldg(p + 4 * i + 3));
+      }
+    }
+    return convert16(w);
+  }
+  __device__ __forceinline__ uint4 chunk_in(Row r, int x) const {
+    if (r == nullptr) return splat16(fill4);
+    return inside16(r, x);
+  }
+  __host__ __device__ bool fast_ok() const { return vec; }
+
+  __device__ __forceinline__ std::uint8_t pixel(Row r, int x) const {
+    if (r == nullptr) return static_cast<std::uint8_t>(fill4);
+    if (static_cast<unsigned>(x) >= static_cast<unsigned>(width)) {
+      x = border_remap(x, width, mode);
+      if (x < 0) return static_cast<std::uint8_t>(fill4);
+    }
+    const std::uint8_t* p = r + 3 * x;
+    return static_cast<std::uint8_t>(gray(p[0], p[1], p[2]));
+  }
+
+  template <bool kEdge>
+  __device__ __forceinline__ uint4 chunk(Row r, int x) const {
+    if (r == nullptr) return splat16(fill4);
+    if (!kEdge || (x >= 0 && x <= width - 16)) return inside16(r, x);
+    std::uint32_t w[4];
+#pragma unroll
+    for (int q = 0; q < 4; ++q) {
+      w[q] = pack4(pixel(r, x + 4 * q), pixel(r, x + 4 * q + 1), pixel(r, x + 4 * q + 2),
+                   pixel(r, x + 4 * q + 3));
+    }
+    return make_uint4(w[0], w[1], w[2], w[3]);
+  }
+};
+
 // Texture fetches. Hardware modes: raw coordinates (normalized for mirror and wrap); remap modes:
 // border_remap first, then an in-range fetch of a clamp-mode texture.
 struct TexSrc {
