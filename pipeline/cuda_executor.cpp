@@ -250,7 +250,8 @@ class CudaExecutor : public Executor {
       os << " (of at least " << profile_.min_strip_mb << " MiB)";
     }
     os << " on "
-       << (single_stream() ? 1 : streams_) << " stream" << (single_stream() ? "" : "s")
+       << (single_stream() ? 1 : streams_) << " stream"
+       << (single_stream() || streams_ == 1 ? "" : "s")
        << ", " << frames_ << " frame" << (frames_ == 1 ? "" : "s") << " in flight, graphs "
        << (graphs_ ? "on" : "off") << ", results "
        << (results_ == ResultMemory::kMapped ? "mapped" : "copied back") << ", timing "

@@ -435,8 +435,8 @@ int cmd_tune(const TuneOptions& o) {
   const PlatformProfile& p = best->profile;
   out << "# Written by `jetpipe tune --config " << o.config << "` on " << props.name << ":\n"
       << "# the fastest of " << all.size() << " strategy / strips / frames-in-flight / graphs /"
-      << " results settings\n# on " << frames_from << ", " << o.frames << " frames per run, median of "
-      << o.repeat << " runs.\n"
+      << " results settings\n# on " << frames_from << ", " << o.frames << " frames per run"
+      << (o.repeat > 1 ? ", median of " + std::to_string(o.repeat) + " runs" : "") << ".\n"
       << "# Measured: " << static_cast<int>(best->fps) << " fps, latency p50 " << best->p50_ms
       << " ms, p99 " << best->p99_ms << " ms, one frame alone " << best->single_ms << " ms";
   if (copy != all.end()) {
