@@ -20,7 +20,7 @@ namespace jetpipe {
 
 namespace {
 
-constexpr unsigned kR2Y = 9798, kG2Y = 19235, kB2Y = 3735, kShift = 15;
+constexpr unsigned kR2Y = kToGrayR, kG2Y = kToGrayG, kB2Y = kToGrayB, kShift = kToGrayShift;
 
 struct GrayArgs {
   const std::uint8_t* src;

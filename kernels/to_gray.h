@@ -9,6 +9,10 @@
 
 namespace jetpipe {
 
+// The weights (OpenCV 4.x color.hpp: R2Y = 0.299, G2Y = 0.587, B2Y = 0.114 in 1/2^15, sum 2^15),
+// shared by the CPU twin, the GPU kernel and the filters that read a colour frame as its gray image.
+inline constexpr unsigned kToGrayR = 9798, kToGrayG = 19235, kToGrayB = 3735, kToGrayShift = 15;
+
 // Writes output rows [y0, y1) of dst (GRAY8, same size as src).
 void to_gray_ref(const ImageView& src, const ImageView& dst, int y0, int y1);
 

@@ -8,8 +8,7 @@
 namespace jetpipe {
 
 namespace {
-// OpenCV 4.x color.hpp: R2Y = 0.299, G2Y = 0.587, B2Y = 0.114 in 1/2^15 (sum 2^15).
-constexpr int kR2Y = 9798, kG2Y = 19235, kB2Y = 3735, kShift = 15;
+constexpr int kR2Y = kToGrayR, kG2Y = kToGrayG, kB2Y = kToGrayB, kShift = kToGrayShift;
 }  // namespace
 
 void to_gray_ref(const ImageView& src, const ImageView& dst, int y0, int y1) {

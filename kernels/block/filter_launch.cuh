@@ -77,16 +77,10 @@ inline GlobalSrc make_global_src(const ImageView& v, const Border& border) {
 // A BGR8 / RGB8 view read as its to_gray image (filters fused with the to_gray before them).
 inline BgrSrc make_bgr_src(const ImageView& v, const Border& border) {
   BgrSrc s;
-  s.data = v.data;
-  s.pitch = v.pitch;
-  s.width = v.width;
-  s.height = v.height;
-  s.mode = border.mode;
-  s.fill4 = border_fill_u8(border) * 0x01010101u;
-  s.vec = aligned16(v);
+  static_cast<GlobalSrc&>(s) = make_global_src(v, border);
   const bool rgb = v.format == PixelFormat::kRgb8;
-  s.w0 = rgb ? 9798u : 3735u;  // byte 0: R of RGB, B of BGR
-  s.w2 = rgb ? 3735u : 9798u;
+  s.w0 = rgb ? kToGrayR : kToGrayB;  // byte 0: R of RGB, B of BGR
+  s.w2 = rgb ? kToGrayB : kToGrayR;
   return s;
 }
 inline bool is_colour(const ImageView& v) {

@@ -22,6 +22,7 @@
 #include <cstdint>
 
 #include "kernels/texture.h"
+#include "kernels/to_gray.h"
 #include "pipeline/core/border.h"
 
 namespace jetpipe::dev {
@@ -164,34 +165,15 @@ struct GlobalSrc {
 // A BGR8 (or RGB8) image read as the GRAY8 image to_gray makes of it (kernels/to_gray.h: OpenCV's
 // Y = (R·9798 + G·19235 + B·3735 + 2^14) >> 15, exact), border remapped in software outside it:
 // a filter fused with the to_gray before it reads the colour frame once and never writes the gray
-// image. The constant border applies to the gray image (fill4), as it would after to_gray.
-struct BgrSrc {
-  const std::uint8_t* data;
-  std::size_t pitch;
-  int width, height;
-  BorderMode mode;
-  std::uint32_t fill4;
-  bool vec;        // data and pitch 16-byte aligned: 48-byte rows of 16 pixels as three 16-byte loads
+// image. Rows, the border and the alignment are GlobalSrc's over the colour view (its width in
+// pixels, vec: data and pitch 16-byte aligned, so 16 pixels are three 16-byte loads); the pixel
+// reads below convert. The constant border applies to the gray image (fill4), as after to_gray.
+struct BgrSrc : GlobalSrc {
   std::uint32_t w0, w2;  // the weights of bytes 0 and 2 of a pixel (B and R for BGR; swapped: RGB)
-
-  using Row = const std::uint8_t*;  // nullptr: a row of the constant border
-
-  static constexpr std::uint32_t kG = 19235, kRound = 1u << 14;
 
   __device__ __forceinline__ std::uint32_t gray(std::uint32_t b0, std::uint32_t b1,
                                                 std::uint32_t b2) const {
-    return (b0 * w0 + b1 * kG + b2 * w2 + kRound) >> 15;
-  }
-  __device__ __forceinline__ Row row(int y) const {
-    if (static_cast<unsigned>(y) >= static_cast<unsigned>(height)) {
-      y = border_remap(y, height, mode);
-      if (y < 0) return nullptr;
-    }
-    return data + static_cast<std::size_t>(y) * pitch;
-  }
-  __device__ __forceinline__ Row row_near(int y) const {
-    y = near_remap(y, height, mode);
-    return y < 0 ? nullptr : data + static_cast<std::size_t>(y) * pitch;
+    return (b0 * w0 + b1 * kToGrayG + b2 * w2 + (1u << (kToGrayShift - 1))) >> kToGrayShift;
   }
   // 16 gray pixels from 48 colour bytes in 12 words (byte k of the run in word k / 4).
   __device__ __forceinline__ uint4 convert16(const std::uint32_t (&w)[12]) const {
@@ -229,7 +211,6 @@ struct BgrSrc {
     if (r == nullptr) return splat16(fill4);
     return inside16(r, x);
   }
-  __host__ __device__ bool fast_ok() const { return vec; }
 
   __device__ __forceinline__ std::uint8_t pixel(Row r, int x) const {
     if (r == nullptr) return static_cast<std::uint8_t>(fill4);
