@@ -126,6 +126,19 @@ std::string auto_profile_name(const DeviceInfo& d, std::string* why) {
 
 }  // namespace
 
+PlatformProfile strategy_profile(const std::string& memory, int chunks, int frames_in_flight,
+                                 bool cuda_graphs) {
+  PlatformProfile p;
+  p.name = memory;
+  p.backend = memory == "host" ? "cpu" : "cuda";
+  p.memory = memory;
+  p.chunks = chunks;
+  p.streams = chunks;
+  p.frames_in_flight = frames_in_flight;
+  p.cuda_graphs = cuda_graphs;
+  return p;
+}
+
 PlatformProfile load_platform(const std::string& path) {
   YAML::Node root;
   try {

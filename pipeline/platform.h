@@ -65,6 +65,11 @@ std::string platform_dir();
 // Reads and validates a profile; errors name the file, line, key and the valid values.
 PlatformProfile load_platform(const std::string& path);
 
+// A profile for one executor setting (tests, `bench pipeline`, `tune`): the backend follows the
+// memory strategy (host → cpu, else cuda), `chunks` strips on as many streams; other keys default.
+PlatformProfile strategy_profile(const std::string& memory, int chunks, int frames_in_flight,
+                                 bool cuda_graphs);
+
 // auto | NAME (platforms/NAME.yaml) | FILE. *reason says why this profile (for `info`, summaries).
 PlatformProfile resolve_platform(const std::string& spec, std::string* reason);
 

@@ -94,14 +94,7 @@ RunOutput run(const PipelineConfig& cfg, const PlatformProfile& profile) {
 
 PlatformProfile profile(const std::string& memory, int chunks, int frames, bool graphs,
                         const std::string& timing = "stages") {
-  PlatformProfile p;
-  p.name = memory;
-  p.backend = memory == "host" ? "cpu" : "cuda";
-  p.memory = memory;
-  p.chunks = chunks;
-  p.streams = chunks;
-  p.frames_in_flight = frames;
-  p.cuda_graphs = graphs;
+  PlatformProfile p = strategy_profile(memory, chunks, frames, graphs);
   p.timing = timing;
   return p;
 }

@@ -232,14 +232,7 @@ std::string profile_label(const PlatformProfile& p) {
 
 PlatformProfile make_profile(const std::string& memory, int k, int f, bool graphs,
                              const std::string& results, const std::string& timing = "stages") {
-  PlatformProfile p;
-  p.name = memory;
-  p.backend = "cuda";
-  p.memory = memory;
-  p.chunks = k;
-  p.streams = k;
-  p.frames_in_flight = f;
-  p.cuda_graphs = graphs;
+  PlatformProfile p = strategy_profile(memory, k, f, graphs);
   p.results = results;
   p.timing = timing;
   return p;
