@@ -390,6 +390,10 @@ class CudaExecutor : public Executor {
       }
       slot->stages.push_back(std::move(ss));
     }
+    auto note_fusion = [&](std::size_t from, std::size_t into) {
+      fusions_ += (fusions_.empty() ? "" : "; ") + plans_[from].stage->name() + " into " +
+                  plans_[into].stage->name();
+    };
     // Fusion: a later stage over the same image that an earlier one computes in its own launches
     // (histogram + stats: one pass). Decided on slot 0, repeated on the others.
     for (std::size_t b = 0; b < plans_.size(); ++b) {
@@ -400,8 +404,7 @@ class CudaExecutor : public Executor {
           }
           if (slot->stages[a].gpu->absorb(*slot->stages[b].gpu)) {
             plans_[b].absorbed_by = static_cast<int>(a);
-            fusions_ += (fusions_.empty() ? "" : "; ") + plans_[b].stage->name() + " into " +
-                        plans_[a].stage->name();
+            note_fusion(b, a);
           }
         }
       } else if (plans_[b].absorbed_by >= 0 &&
@@ -427,16 +430,12 @@ class CudaExecutor : public Executor {
           plans_[p].fused_into = static_cast<int>(b);
           plans_[b].reads = plans_[p].reads;
           plans_[b].producer = plans_[p].producer;
-          fusions_ += (fusions_.empty() ? "" : "; ") + plans_[p].stage->name() + " into " +
-                      plans_[b].stage->name();
+          note_fusion(static_cast<std::size_t>(p), b);
         }
-      } else {
-        for (std::size_t q = 0; q < plans_.size(); ++q) {
-          if (plans_[q].fused_into == static_cast<int>(b) &&
-              !slot->stages[b].gpu->fuse_producer(*plans_[q].stage)) {
-            throw Error(plans_[b].stage->label() + ": fusion differs between frame slots");
-          }
-        }
+      } else if (plans_[b].fused_into >= 0 &&
+                 !slot->stages[plans_[b].fused_into].gpu->fuse_producer(*plans_[b].stage)) {
+        throw Error(plans_[plans_[b].fused_into].stage->label() +
+                    ": fusion differs between frame slots");
       }
     }
     return slot;
