@@ -2,10 +2,11 @@
 // GPU detect (kernels/detect.cu) against its CPU twin: detect_max_ref + detect_candidates_ref +
 // detect_finish. Exact: the same points in the same order (scores compared bit for bit), the same
 // count and overflow. Fresh random responses (seed printed); F32, S16, GRAY8; tight, padded (13
-// elements) and ROI views; radius 0..5 and the generic paths (6..64); absolute threshold and
-// quality; plateaus; candidates at, one below and one above max_detections and the internal sort
-// sizes; a constant image (every pixel a candidate) beyond the candidate buffer; strips; workspace
-// reuse; a CUDA graph; mapped output. The output block is poisoned before every run.
+// elements), 16-byte aligned and ROI views; radius 0..5 and the generic paths (6..64); absolute
+// threshold and quality; plateaus; candidates at, one below and one above max_detections and the
+// internal sort sizes; a constant image (every pixel a candidate) beyond the candidate buffer;
+// strips; workspace reuse; a CUDA graph; mapped output; both candidates kernels (DetectPath: the
+// tiles, and the rows where they apply). The output block is poisoned before every run.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -152,10 +153,15 @@ Case make_case(HostImage img, const std::string& layout, int ox = 1) {
     c.host = v.roi(ox, oy, w, h);
     c.dev = c.dev_full.view().roi(ox, oy, w, h);
   } else {
+    // "align16": rows 16-byte aligned with 16 to 31 bytes of padding (F32: the row-streaming
+    // candidates kernel); "pad13": 13 elements of padding; "tight": none.
+    const std::size_t rb = img.view().row_bytes();
+    const std::size_t pad = layout == "pad13"
+                                ? 13 * static_cast<std::size_t>(elem_bytes(img.view().format))
+                            : layout == "align16" ? (16 - rb % 16) % 16 + 16
+                                                  : 0;
     c.host_full = img;
-    c.dev_full = test::upload(
-        img.view(),
-        layout == "pad13" ? 13 * static_cast<std::size_t>(elem_bytes(img.view().format)) : 0);
+    c.dev_full = test::upload(img.view(), pad);
     c.host = img.view();
     c.dev = c.dev_full.view();
   }
@@ -167,6 +173,7 @@ std::vector<Case> random_cases(int w, int h, PixelFormat f, std::mt19937& rng) {
   std::vector<Case> out;
   out.push_back(make_case(random_image(w, h, f, rng), "tight"));
   out.push_back(make_case(random_image(w, h, f, rng, 13), "pad13"));
+  out.push_back(make_case(random_image(w, h, f, rng), "align16"));
   const int ox = 1 + w % 3;  // x offsets 1..3
   out.push_back(make_case(random_image(w + ox + 2, h + 2, f, rng), "roi", ox));
   return out;
@@ -181,14 +188,32 @@ std::string describe(const DetectParams& p, const Case& c, PixelFormat f) {
          std::to_string(c.host.height) + " " + c.layout + " r " + std::to_string(p.nms_radius) +
          (p.use_quality ? " quality " + std::to_string(p.quality)
                         : " threshold " + std::to_string(p.threshold)) +
-         " max " + std::to_string(p.max_detections);
+         " max " + std::to_string(p.max_detections) +
+         (p.path == DetectPath::kRows    ? " rows"
+          : p.path == DetectPath::kTiles ? " tiles"
+                                         : "");
 }
 
-void check_whole(const DetectParams& p, const Case& c, PixelFormat f) {
-  SCOPED_TRACE(describe(p, c, f));
-  GpuDetector d(p, c.dev.width, c.dev.height);
-  const DetectResult cpu = cpu_detect(p, c.host, 0, c.host.height);
-  EXPECT_TRUE(same_result(d.run(c.dev, 0, c.dev.height), cpu));
+// The candidates kernels a case can take: the tiles always; the rows (F32, 16-byte aligned rows,
+// radius ≤ 4) where they apply, else the launch takes the tiles again (not run twice).
+std::vector<DetectPath> paths_for(const DetectParams& p, const ImageView& dev) {
+  std::vector<DetectPath> out{DetectPath::kTiles};
+  if (dev.format == PixelFormat::kF32 && reinterpret_cast<std::uintptr_t>(dev.data) % 16 == 0 &&
+      dev.pitch % 16 == 0 && p.nms_radius <= 4) {
+    out.push_back(DetectPath::kRows);
+  }
+  return out;
+}
+
+void check_whole(const DetectParams& params, const Case& c, PixelFormat f) {
+  const DetectResult cpu = cpu_detect(params, c.host, 0, c.host.height);
+  for (const DetectPath path : paths_for(params, c.dev)) {
+    DetectParams p = params;
+    p.path = path;
+    SCOPED_TRACE(describe(p, c, f));
+    GpuDetector d(p, c.dev.width, c.dev.height);
+    EXPECT_TRUE(same_result(d.run(c.dev, 0, c.dev.height), cpu));
+  }
 }
 
 // ---- Tests
@@ -306,6 +331,7 @@ TEST(GpuDetect, Plateaus) {
         p.max_detections = max;
         p.threshold = f == PixelFormat::kGray8 ? 100 : f == PixelFormat::kS16 ? -2 : 0.1;
         check_whole(p, make_case(coarse, "pad13"), f);
+        check_whole(p, make_case(coarse, "align16"), f);
       }
     }
   }
@@ -359,22 +385,28 @@ TEST(GpuDetect, ConstantImageBeyondBuffer) {
   for (int y = 0; y < 1080; ++y) {
     for (int x = 0; x < 1920; ++x) img.view().row<float>(y)[x] = 0.75f;
   }
-  const Case c = make_case(img, "pad13");
-  for (int r : {0, 2, 9}) {
-    DetectParams p;
-    p.nms_radius = r;
-    std::vector<Detection> all;  // the same for every threshold and quality below
-    detect_candidates_ref(p, 0.5f, c.host, 0, c.host.height, &all);
-    ASSERT_EQ(all.size(), std::size_t(1920) * 1080);
-    for (int max : {1, 500, 4096, 5000}) {
-      for (bool quality : {false, true}) {
-        p.max_detections = max;
-        p.use_quality = quality;
-        p.threshold = 0.5;
-        p.quality = 0.5;
-        SCOPED_TRACE(describe(p, c, PixelFormat::kF32));
-        GpuDetector d(p, c.dev.width, c.dev.height);
-        EXPECT_TRUE(same_result(d.run(c.dev, 0, c.dev.height), detect_finish(all, max)));
+  for (const char* layout : {"pad13", "align16"}) {
+    const Case c = make_case(img, layout);
+    for (int r : {0, 2, 9}) {
+      DetectParams p;
+      p.nms_radius = r;
+      std::vector<Detection> all;  // the same for every threshold and quality below
+      detect_candidates_ref(p, 0.5f, c.host, 0, c.host.height, &all);
+      ASSERT_EQ(all.size(), std::size_t(1920) * 1080);
+      for (int max : {1, 500, 4096, 5000}) {
+        for (bool quality : {false, true}) {
+          p.max_detections = max;
+          p.use_quality = quality;
+          p.threshold = 0.5;
+          p.quality = 0.5;
+          for (const DetectPath path : paths_for(p, c.dev)) {
+            p.path = path;
+            SCOPED_TRACE(describe(p, c, PixelFormat::kF32));
+            GpuDetector d(p, c.dev.width, c.dev.height);
+            EXPECT_TRUE(same_result(d.run(c.dev, 0, c.dev.height), detect_finish(all, max)));
+          }
+          p.path = DetectPath::kAuto;
+        }
       }
     }
   }
@@ -473,27 +505,33 @@ TEST(GpuDetect, StripsEqualWholeLaunch) {
        {Img{random_image(301, 203, PixelFormat::kF32, rng), PixelFormat::kF32},
         Img{random_image(257, 190, PixelFormat::kGray8, rng, 13), PixelFormat::kGray8},
         Img{flat, PixelFormat::kF32}}) {
-    const Case c = make_case(in.img, "pad13");
-    const int h = c.host.height;
-    for (const std::vector<int>& cuts :
-         {std::vector<int>{0, h / 5, h / 5 + 1, h}, std::vector<int>{0, h / 2 + 7, h - 3, h},
-          std::vector<int>{9, 40, 41, h - 11}}) {
-      for (int r : {1, 4, 17}) {
-        for (bool quality : {false, true}) {
-          DetectParams p;
-          p.nms_radius = r;
-          p.max_detections = 300;
-          p.use_quality = quality;
-          p.threshold = default_threshold(in.f);
-          p.quality = 0.4;
-          SCOPED_TRACE(describe(p, c, in.f) + " strips " + std::to_string(cuts[0]) + " " +
-                       std::to_string(cuts[1]) + " " + std::to_string(cuts[2]) + " " +
-                       std::to_string(cuts[3]));
-          GpuDetector d(p, c.dev.width, c.dev.height);
-          const DetectResult cpu = cpu_detect(p, c.host, cuts.front(), cuts.back());
-          const DetectResult whole = d.run(c.dev, cuts.front(), cuts.back());
-          EXPECT_TRUE(same_result(whole, cpu)) << "one launch";
-          EXPECT_TRUE(same_result(d.run_strips(c.dev, cuts), cpu)) << "strips";
+    for (const char* layout : {"pad13", "align16"}) {
+      const Case c = make_case(in.img, layout);
+      const int h = c.host.height;
+      for (const std::vector<int>& cuts :
+           {std::vector<int>{0, h / 5, h / 5 + 1, h}, std::vector<int>{0, h / 2 + 7, h - 3, h},
+            std::vector<int>{9, 40, 41, h - 11}}) {
+        for (int r : {1, 4, 17}) {
+          for (bool quality : {false, true}) {
+            DetectParams q;
+            q.nms_radius = r;
+            q.max_detections = 300;
+            q.use_quality = quality;
+            q.threshold = default_threshold(in.f);
+            q.quality = 0.4;
+            for (const DetectPath path : paths_for(q, c.dev)) {
+              DetectParams p = q;
+              p.path = path;
+              SCOPED_TRACE(describe(p, c, in.f) + " strips " + std::to_string(cuts[0]) + " " +
+                           std::to_string(cuts[1]) + " " + std::to_string(cuts[2]) + " " +
+                           std::to_string(cuts[3]));
+              GpuDetector d(p, c.dev.width, c.dev.height);
+              const DetectResult cpu = cpu_detect(p, c.host, cuts.front(), cuts.back());
+              const DetectResult whole = d.run(c.dev, cuts.front(), cuts.back());
+              EXPECT_TRUE(same_result(whole, cpu)) << "one launch";
+              EXPECT_TRUE(same_result(d.run_strips(c.dev, cuts), cpu)) << "strips";
+            }
+          }
         }
       }
     }

@@ -17,6 +17,7 @@
 #include <functional>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "kernels/detect.h"
@@ -170,17 +171,35 @@ void run_case(Bench& b, const Size& s, const char* data, const HostImage& host,
         });
     b.add({"detect-max", "jetpipe", s.name(), data, us_max, bytes, "frame maximum (quality)"});
   }
-  const double us_nms = time_with_setup(
-      b,
-      [&](int rep) {
-        JP_CUDA(detect_workspace_init(ws.get(), st));
-        JP_CUDA(launch_detect_max(p, in[rep % n].view(), 0, s.height, ws.get(), st));
-      },
-      [&](int rep) {
-        JP_CUDA(launch_detect_candidates(p, in[rep % n].view(), 0, s.height, ws.get(), st));
-      });
-  b.add({"detect-nms+compact", "jetpipe", s.name(), data, us_nms, bytes,
-         "the candidates kernel: NMS, threshold, shared-memory compaction"});
+  // The candidates kernel, each path side by side (the rows only where they apply: F32).
+  std::vector<std::pair<DetectPath, const char*>> paths{{DetectPath::kTiles, "jetpipe-tiles"}};
+  if (hv.format == PixelFormat::kF32 && p.nms_radius <= 4) {
+    paths.emplace_back(DetectPath::kRows, "jetpipe-rows");
+  }
+  for (const auto& [path, impl] : paths) {
+    DetectParams q = p;
+    q.path = path;
+    // The timed candidates runs below leave their count in the header (no finish resets it).
+    JP_CUDA(detect_workspace_init(ws.get(), st));
+    JP_CUDA(cudaMemsetAsync(out.get(), 0xA5, out.bytes(), st));
+    JP_CUDA(launch_detect(q, in[0].view(), 0, s.height, ws.get(), res, st));
+    JP_CUDA(cudaMemcpyAsync(back.data(), out.get(), back.size(), cudaMemcpyDeviceToHost, st));
+    JP_CUDA(cudaStreamSynchronize(st));
+    const bool path_ok = hr->count <= static_cast<std::uint64_t>(p.max_detections) &&
+                         same(to_detect_result(hr), cpu);
+    const double us_nms = time_with_setup(
+        b,
+        [&](int rep) {
+          JP_CUDA(detect_workspace_init(ws.get(), st));
+          JP_CUDA(launch_detect_max(q, in[rep % n].view(), 0, s.height, ws.get(), st));
+        },
+        [&](int rep) {
+          JP_CUDA(launch_detect_candidates(q, in[rep % n].view(), 0, s.height, ws.get(), st));
+        });
+    b.add({"detect-nms+compact", impl, s.name(), data, us_nms, bytes,
+           std::string("the candidates kernel: NMS, threshold, shared-memory compaction") +
+               (path_ok ? "" : "  MISMATCH vs CPU twin")});
+  }
   JP_CUDA(detect_workspace_init(ws.get(), st));  // ready for later use
 
   // CUB DeviceSelect::If on the same buffers (rows are contiguous).
