@@ -498,9 +498,9 @@ struct StreamPolicy {
   static constexpr int kWarps = kThreads / 32;
   static constexpr int kOut = 128;   // output columns per warp
   static constexpr int kRowF4 = 34;  // a ring row: left halo, 32 lanes, right halo (16 bytes each)
-  static constexpr int kWarpCap = 256;          // keys per warp's part of the shared buffer (2 KiB)
-  static constexpr int kMaxRadius = 4;          // the 4 columns of a neighbour cover the window
-  static constexpr int kSlots = 8, kAhead = 3;  // ring rows; rows in flight ahead of use
+  static constexpr int kWarpCap = 256;  // keys per warp's part of the shared buffer (2 KiB)
+  static constexpr int kMaxRadius = kDetectRowsMaxRadius;  // a neighbour's 4 columns: the window
+  static constexpr int kSlots = 8, kAhead = 3;             // ring rows; rows in flight ahead of use
   // Resident blocks per SM the registers must allow: 6 (80 registers), 5 for R ≥ 3 (102; 80
   // spills there).
   static constexpr int min_blocks(int r) { return r >= 3 ? 5 : 6; }
@@ -587,6 +587,14 @@ __device__ __forceinline__ unsigned peak_mask(const float4 q, const float4 h, fl
          (q.z > t && !(h.z > q.z) ? 4u : 0u) | (q.w > t && !(h.w > q.w) ? 8u : 0u);
 }
 
+// keys[0, count) to cand[base, …), those below the capacity, by the lanes of one warp.
+__device__ __forceinline__ void warp_store_keys(const u64* keys, int count, u64* cand, u64 base,
+                                                u64 cap, int lane) {
+  for (int i = lane; i < count; i += 32) {
+    if (base + i < cap) cand[base + i] = keys[i];
+  }
+}
+
 // The warp's survivors of one row (bits of `surv` in each lane, scores c, columns gx + j) into its
 // part of the shared buffer, which holds `count` keys; the part is flushed first (one global
 // atomic) if they would not fit. Returns the new count. Not inlined: rare next to the rows without
@@ -607,10 +615,7 @@ __device__ __noinline__ int stream_append(unsigned surv, float4 c, u32 index, in
     __syncwarp();
     u64 base = 0;
     if (lane == 0) base = atomicAdd(&h->count, static_cast<u64>(count));
-    base = __shfl_sync(kAll, base, 0);
-    for (int i = lane; i < count; i += 32) {
-      if (base + i < cap) cand[base + i] = buf[i];
-    }
+    warp_store_keys(buf, count, cand, __shfl_sync(kAll, base, 0), cap, lane);
     __syncwarp();
     count = 0;
   }
@@ -739,9 +744,7 @@ __global__ void __launch_bounds__(StreamPolicy::kThreads, StreamPolicy::min_bloc
   __syncthreads();
   u64 base = sh.base;
   for (int w = 0; w < warp; ++w) base += sh.count[w];
-  for (int i = lane; i < count; i += 32) {
-    if (base + i < cap) cand[base + i] = buf[i];
-  }
+  warp_store_keys(buf, count, cand, base, cap, lane);
 }
 
 // ---- detect_finish
@@ -1199,8 +1202,7 @@ CandArgs cand_args(const DetectParams& p, const ImageView& v, int y0, int y1) {
   a.nms.r = p.nms_radius;
   a.nms.tiles_x = (v.width + Policy::kTileW - 1) / Policy::kTileW;
   a.nms.ntiles = a.nms.tiles_x * ((y1 - y0 + Policy::kTileH - 1) / Policy::kTileH);
-  a.nms.vec = v.format == PixelFormat::kF32 && reinterpret_cast<std::uintptr_t>(v.data) % 16 == 0 &&
-              v.pitch % 16 == 0;
+  a.nms.vec = detect_f32_aligned(v);
   a.use_quality = p.use_quality;
   a.quality = p.quality;
   a.thresh = static_cast<float>(p.threshold);
@@ -1265,21 +1267,20 @@ cudaError_t launch_stream_r(const CandArgs& c, const Layout& l, void* ws, cudaSt
   return cudaPeekAtLastError();
 }
 
-// Whether the row-streaming kernel takes a launch: F32 rows 16-byte aligned, radius ≤ 4, and the
-// path asked for (kAuto: large launches; H100, tiles / rows: 3840 × 2160 harris 26.9 / 38.0 µs,
-// 16384² 722 / 611 µs).
-bool stream_fits(const CandArgs& a, DetectPath path, long long pixels) {
-  if (!a.nms.vec || a.nms.r > StreamPolicy::kMaxRadius || path == DetectPath::kTiles) return false;
-  return path == DetectPath::kRows || pixels >= kDetectRowsMinPixels;
+// Whether a launch takes the rows kernel: where it applies (detect_rows_apply), and on the path
+// asked for (kAuto: large launches; H100, tiles / rows: 3840 × 2160 harris 26.9 / 38.0 µs, 16384²
+// 722 / 611 µs).
+bool use_rows(const DetectParams& p, const ImageView& response, int y0, int y1) {
+  if (p.path == DetectPath::kTiles || !detect_rows_apply(p, response)) return false;
+  return p.path == DetectPath::kRows ||
+         static_cast<long long>(response.width) * (y1 - y0) >= kDetectRowsMinPixels;
 }
 
 template <class T>
-cudaError_t launch_cand_t(const CandArgs& a, DetectPath path, const Layout& l, void* ws,
+cudaError_t launch_cand_t(const CandArgs& a, bool rows, const Layout& l, void* ws,
                           cudaStream_t stream) {
   if constexpr (std::is_same_v<T, float>) {
-    const long long pixels =
-        static_cast<long long>(a.nms.v.width) * static_cast<long long>(a.nms.y1 - a.nms.y0);
-    if (stream_fits(a, path, pixels)) {
+    if (rows) {
       switch (a.nms.r) {
         case 0:
           return launch_stream_r<0>(a, l, ws, stream);
@@ -1412,13 +1413,14 @@ cudaError_t launch_detect_candidates(const DetectParams& p, const ImageView& res
   if (y0 == y1) return cudaSuccess;
   const Layout l = make_layout(p, response.width, response.height);
   const CandArgs a = cand_args(p, response, y0, y1);
+  const bool rows = use_rows(p, response, y0, y1);
   switch (response.format) {
     case PixelFormat::kF32:
-      return launch_cand_t<float>(a, p.path, l, workspace, stream);
+      return launch_cand_t<float>(a, rows, l, workspace, stream);
     case PixelFormat::kS16:
-      return launch_cand_t<std::int16_t>(a, p.path, l, workspace, stream);
+      return launch_cand_t<std::int16_t>(a, rows, l, workspace, stream);
     default:
-      return launch_cand_t<std::uint8_t>(a, p.path, l, workspace, stream);
+      return launch_cand_t<std::uint8_t>(a, rows, l, workspace, stream);
   }
 }
 

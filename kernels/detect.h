@@ -6,6 +6,7 @@
 // rest are counted as overflow.
 #pragma once
 
+#include <cstdint>
 #include <vector>
 
 #include "pipeline/core/image.h"
@@ -30,6 +31,17 @@ struct DetectParams {
 };
 
 inline int detect_halo(const DetectParams& p) { return p.nms_radius; }
+
+// Whether the rows kernel can take a GPU launch over `response`: F32 rows 16-byte aligned (data and
+// pitch), radius ≤ 4. Where it cannot, every path runs the tiles.
+inline constexpr int kDetectRowsMaxRadius = 4;
+inline bool detect_f32_aligned(const ImageView& response) {  // also the tiles' 16-byte loads
+  return response.format == PixelFormat::kF32 &&
+         reinterpret_cast<std::uintptr_t>(response.data) % 16 == 0 && response.pitch % 16 == 0;
+}
+inline bool detect_rows_apply(const DetectParams& p, const ImageView& response) {
+  return detect_f32_aligned(response) && p.nms_radius >= 0 && p.nms_radius <= kDetectRowsMaxRadius;
+}
 
 // Maximum score over rows [y0, y1) (−infinity for no rows).
 float detect_max_ref(const ImageView& src, int y0, int y1);

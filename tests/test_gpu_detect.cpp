@@ -194,14 +194,11 @@ std::string describe(const DetectParams& p, const Case& c, PixelFormat f) {
                                          : "");
 }
 
-// The candidates kernels a case can take: the tiles always; the rows (F32, 16-byte aligned rows,
-// radius ≤ 4) where they apply, else the launch takes the tiles again (not run twice).
+// The candidates kernels a case can take: the tiles always, the rows where they apply (else the
+// launch takes the tiles again: not run twice).
 std::vector<DetectPath> paths_for(const DetectParams& p, const ImageView& dev) {
   std::vector<DetectPath> out{DetectPath::kTiles};
-  if (dev.format == PixelFormat::kF32 && reinterpret_cast<std::uintptr_t>(dev.data) % 16 == 0 &&
-      dev.pitch % 16 == 0 && p.nms_radius <= 4) {
-    out.push_back(DetectPath::kRows);
-  }
+  if (detect_rows_apply(p, dev)) out.push_back(DetectPath::kRows);
   return out;
 }
 

@@ -171,11 +171,9 @@ void run_case(Bench& b, const Size& s, const char* data, const HostImage& host,
         });
     b.add({"detect-max", "jetpipe", s.name(), data, us_max, bytes, "frame maximum (quality)"});
   }
-  // The candidates kernel, each path side by side (the rows only where they apply: F32).
+  // The candidates kernel, each path side by side (the rows only where they apply).
   std::vector<std::pair<DetectPath, const char*>> paths{{DetectPath::kTiles, "jetpipe-tiles"}};
-  if (hv.format == PixelFormat::kF32 && p.nms_radius <= 4) {
-    paths.emplace_back(DetectPath::kRows, "jetpipe-rows");
-  }
+  if (detect_rows_apply(p, in[0].view())) paths.emplace_back(DetectPath::kRows, "jetpipe-rows");
   for (const auto& [path, impl] : paths) {
     DetectParams q = p;
     q.path = path;
