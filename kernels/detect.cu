@@ -21,10 +21,11 @@
 // passes (grid-wide barriers): one pass for the min and max key, then radix-select passes, each a
 // histogram of 1024 bins over the remaining key range (the range narrows by 2^10 per pass, so ≤ 7
 // passes; keys are distinct, so a bin of width 1 holds one key), until the keys at or below the
-// bound fit in C; then one compaction pass refills the buffer. The usual path is then block 0
-// alone: ≤ 1024 keys are block-merge-sorted; with K ≤ 1024, up to 8192 keys go to shared memory and
-// a block radix select (the same 1024-bin step) keeps ≤ 1024 of them first; with 1024 < K ≤ 4096, ≤
-// 4096 keys are sorted. Beyond those, a grid-wide select over the buffer narrows to 1024 / 4096
+// bound fit in C; then one compaction pass refills the buffer. With at most 8192 keys left (and 32
+// a block of the grid) the grid writes each key at its rank, counted against all keys in shared
+// memory (no sort). Otherwise block 0 alone: ≤ 1024 keys are block-merge-sorted; with K ≤ 1024,
+// up to 8192 keys go to shared memory and a block radix select (the same 1024-bin step) keeps
+// ≤ 1024 of them first; with 1024 < K ≤ 4096, ≤ 4096 keys are sorted. Beyond those, a grid-wide select over the buffer narrows to 1024 / 4096
 // keys first; with K > 4096 it narrows to exactly K keys, which CUB sorts. Scores are read back
 // from the response at (x, y), so even a −0 keeps its bits. The threshold is computed as the twin
 // does: float(quality · double(max)), or float(threshold).
@@ -71,6 +72,8 @@ struct Policy {
   static constexpr int kSortCap = 4096;  // keys block 0 sorts (kThreads × 16) when K > kSmallSort
   static constexpr int kSmallSort = 1024;  // kThreads × 4: the cheaper sort, used when K ≤ 1024 ...
   static constexpr int kBlockKeys = 8192;  // ... after a block radix select over ≤ 8192 keys
+  static constexpr int kRankKeys = 32;    // the finish by ranks: keys per block (one a lane) ...
+  static constexpr int kRankMax = 8192;   // ... for up to this many keys (all in shared memory)
   static constexpr int kLogBins = 10;      // radix-select digit
   static constexpr int kBins = 1 << kLogBins;
   static constexpr int kMaxRows = 8;  // detect_max: a block reads 8 rows × 1024 columns
@@ -480,31 +483,31 @@ __global__ void __launch_bounds__(Policy::kThreads)
 // shared memory by cp.async, kAhead rows ahead of use: per row 16 bytes a lane, and the 4 columns
 // on either side of the strip (lanes 0 and 31). Columns outside the image are never copied: their
 // places hold −inf from the start. Per input row a lane reads its 4 columns and its neighbours'
-// from the ring, takes the row maxima of the window into a ring of the last 2R + 1 rows in
-// registers, and keeps a 4-bit mask of its pixels above the threshold that are also the maximum of
-// their row's window (a necessary condition) in a shift register. R rows later, a lane with a
-// masked pixel takes the column maxima over the register ring: few lanes of a real response have
-// one. Survivors go to the warp's part of the block's shared buffer; when the block is done, ONE
-// global atomic reserves the range of all its warps (a warp whose part would overflow first
-// flushes it with one atomic of its own: dense responses only). The register ring's slots rotate
-// over an unrolled period of 2R + 1 rows.
+// from the ring, stores the row maxima of the window in the warp's ring of the last 2R + 1 rows'
+// maxima (shared memory, the lane's own column only), and keeps a 4-bit mask of its pixels above
+// the threshold that are also the maximum of their row's window (a necessary condition) in a
+// shift register. R rows later, a lane with a masked pixel takes the column maxima over that ring:
+// few lanes of a real response have one. A masked pixel's score is its row maximum, so the input
+// ring need not keep the row. Survivors go to the warp's part of the block's shared buffer; when
+// the block is done, ONE global atomic reserves the range of all its warps (a warp whose part would
+// overflow first flushes it with one atomic of its own: dense responses only).
 //
-// What bounds it: instruction issue, not DRAM (ncu, a first version with shuffles for the
-// neighbours' columns and the threshold mask on every pixel: 0.63 warps issued per scheduler and
-// cycle, DRAM 55%, a third of the stalls on instruction fetch). Per row and lane (4 pixels, R = 4)
-// now: 1 cp.async, 3 shared loads, 15 max, the mask only where the row's maxima pass the threshold.
+// The loop is not unrolled and the rare copies (edge strips, rows outside the image) are a call:
+// the code a warp runs per row stays small. The first version kept the row maxima in registers,
+// which needs the loop unrolled over the ring's 2R + 1 rows (56 KB of code for R = 4): ncu showed
+// a third of its stalls on instruction fetch (9.9 cycles per issued instruction, 281 M
+// instructions at 16384², 596 µs).
 struct StreamPolicy {
   static constexpr int kThreads = 128;  // 4 warps: 4 strips side by side on the same rows
   static constexpr int kWarps = kThreads / 32;
   static constexpr int kOut = 128;   // output columns per warp
   static constexpr int kRowF4 = 34;  // a ring row: left halo, 32 lanes, right halo (16 bytes each)
-  static constexpr int kWarpCap = 256;  // keys per warp's part of the shared buffer (2 KiB)
-  static constexpr int kMaxRadius = kDetectRowsMaxRadius;  // a neighbour's 4 columns: the window
-  static constexpr int kSlots = 8, kAhead = 3;             // ring rows; rows in flight ahead of use
-  // Resident blocks per SM the registers must allow: 6 (80 registers), 5 for R ≥ 3 (102; 80
-  // spills there).
-  static constexpr int min_blocks(int r) { return r >= 3 ? 5 : 6; }
-  static_assert(kAhead + kMaxRadius < kSlots, "a row's slot is refilled after its last read");
+  static constexpr int kWarpCap = 128;  // keys per warp's part of the shared buffer (1 KiB)
+  // Rows in flight ahead of the one read; the ring also keeps the row read one step earlier, which
+  // a lane's neighbours may still be reading while it issues the next copy.
+  static constexpr int kAhead = 3, kSlots = kAhead + 2;
+  // Resident blocks per SM: shared memory allows 6 for R = 4 (33 KiB a block).
+  static constexpr int min_blocks(int r) { return r >= 3 ? 6 : 8; }
 };
 
 struct StreamArgs {
@@ -515,8 +518,10 @@ struct StreamArgs {
   float thresh;
 };
 
+template <int R>
 struct StreamShared {
   float4 rows[StreamPolicy::kWarps][StreamPolicy::kSlots][StreamPolicy::kRowF4];
+  float4 hmax[StreamPolicy::kWarps][2 * R + 1][32];  // row maxima of the last 2R + 1 input rows
   u64 keys[StreamPolicy::kWarps][StreamPolicy::kWarpCap];
   int count[StreamPolicy::kWarps];
   u64 base;
@@ -552,6 +557,10 @@ __device__ __forceinline__ float4 stream_row_max(const float4 l, const float4 q,
   return make_float4(o[0], o[1], o[2], o[3]);
 }
 
+__device__ __forceinline__ float max4(const float4 v) {
+  return fmaxf(fmaxf(v.x, v.y), fmaxf(v.z, v.w));
+}
+
 // cp.async of 16 bytes (a group of 4 columns inside the image) or of 4 (one column).
 __device__ __forceinline__ void stream_copy16(float4* dst, const void* src) {
   const unsigned s = static_cast<unsigned>(__cvta_generic_to_shared(dst));
@@ -581,6 +590,26 @@ __device__ __forceinline__ void stream_copy_group(float4* dst, const float* row,
   }
 }
 
+// Image row y into the ring row dst where the plain 16-byte copies do not apply: a strip at the
+// image's left or right edge (columns outside are skipped), or a row outside the image (−inf
+// stored). Not inlined: rare, and the loop's code stays small. gx, hx: the lane's and the halo's
+// first column; hslot: the halo's place in the ring row.
+__device__ __noinline__ void stream_issue_edge(float4* dst, const unsigned char* data,
+                                               std::size_t pitch, int width, int height, int y,
+                                               int gx, int hx, int hslot) {
+  const int lane = threadIdx.x & 31;
+  const bool halo = lane == 0 || lane == 31;
+  if (y >= 0 && y < height) {
+    const float* row = reinterpret_cast<const float*>(data + static_cast<std::size_t>(y) * pitch);
+    stream_copy_group(dst + lane + 1, row, gx, width);
+    if (halo) stream_copy_group(dst + hslot, row, hx, width);
+  } else {
+    const float4 ninf = make_float4(-INFINITY, -INFINITY, -INFINITY, -INFINITY);
+    dst[lane + 1] = ninf;
+    if (halo) dst[hslot] = ninf;
+  }
+}
+
 // Bit j: q_j above the threshold and the maximum of its row's window (h_j ≥ q_j always).
 __device__ __forceinline__ unsigned peak_mask(const float4 q, const float4 h, float t) {
   return (q.x > t && !(h.x > q.x) ? 1u : 0u) | (q.y > t && !(h.y > q.y) ? 2u : 0u) |
@@ -598,7 +627,7 @@ __device__ __forceinline__ void warp_store_keys(const u64* keys, int count, u64*
 // The warp's survivors of one row (bits of `surv` in each lane, scores c, columns gx + j) into its
 // part of the shared buffer, which holds `count` keys; the part is flushed first (one global
 // atomic) if they would not fit. Returns the new count. Not inlined: rare next to the rows without
-// one, and the unrolled loop stays small.
+// one.
 __device__ __noinline__ int stream_append(unsigned surv, float4 c, u32 index, int count, u64* buf,
                                           Header* h, u64* cand, u64 cap) {
   constexpr unsigned kAll = 0xffffffffu;
@@ -634,7 +663,8 @@ __global__ void __launch_bounds__(StreamPolicy::kThreads, StreamPolicy::min_bloc
   using P = StreamPolicy;
   constexpr int kRing = 2 * R + 1;
   constexpr unsigned kAll = 0xffffffffu;
-  __shared__ StreamShared sh;
+  static_assert(P::kWarpCap >= 32 * 4, "a row's survivors (4 a lane) fit an empty part");
+  __shared__ StreamShared<R> sh;
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   const int strip = static_cast<int>(blockIdx.x) * P::kWarps + warp;
   const bool active = strip < a.strips;  // inactive warps still meet the block's barriers
@@ -646,6 +676,7 @@ __global__ void __launch_bounds__(StreamPolicy::kThreads, StreamPolicy::min_bloc
   int count = 0;  // keys in this warp's part (uniform over the warp)
   u64* buf = sh.keys[warp];
   float4(&rows)[P::kSlots][P::kRowF4] = sh.rows[warp];
+  float4(&hmax)[kRing][32] = sh.hmax[warp];
 
   if (active && ys < ye) {
     // −inf where no copy ever lands: columns outside the image (never above any threshold, so
@@ -654,80 +685,73 @@ __global__ void __launch_bounds__(StreamPolicy::kThreads, StreamPolicy::min_bloc
     for (int k = lane; k < P::kSlots * P::kRowF4; k += 32)
       rows[k / P::kRowF4][k % P::kRowF4] = ninf;
     __syncwarp();
-    // Input row i is image row ys − R + i.
+    // Input row i is image row y_in + i; output rows are input rows [R, n_in − R).
+    const int y_in = ys - R;
     const int n_in = ye - ys + 2 * R;
     const bool edge = X0 - 4 < 0 || X0 + P::kOut + 4 > a.v.width;  // uniform over the warp
     const int hx = lane == 0 ? X0 - 4 : X0 + P::kOut;              // halo group (lanes 0, 31)
     const int hslot = lane == 0 ? 0 : P::kRowF4 - 1;
     const bool halo = lane == 0 || lane == 31;
-    // Row i into its slot: copied when inside the image, −inf (stored) when outside.
-    auto issue = [&](int i) {
-      if (i < n_in) {
-        const int y = ys - R + i;
-        float4* dst = rows[i % P::kSlots];
-        if (y >= 0 && y < a.v.height) {
-          const float* row =
-              reinterpret_cast<const float*>(a.v.data + static_cast<std::size_t>(y) * a.v.pitch);
-          if (!edge) {
-            stream_copy16(dst + lane + 1, row + gx);
-            if (halo) stream_copy16(dst + hslot, row + hx);
-          } else {
-            stream_copy_group(dst + lane + 1, row, gx, a.v.width);
-            if (halo) stream_copy_group(dst + hslot, row, hx, a.v.width);
-          }
-        } else {
-          dst[lane + 1] = ninf;
-          if (halo) dst[hslot] = ninf;
-        }
+    // Input rows [plain_lo, plain_hi) take the plain 16-byte copies (inside the image, a strip
+    // not at an edge).
+    const int plain_lo = edge ? n_in : max(0, -y_in);
+    const int plain_hi = edge ? 0 : min(n_in, a.v.height - y_in);
+    auto issue = [&](int i, int slot) {
+      float4* dst = rows[slot];
+      if (i >= plain_lo && i < plain_hi) {
+        const float* row = reinterpret_cast<const float*>(
+            a.v.data + static_cast<std::size_t>(y_in + i) * a.v.pitch);
+        stream_copy16(dst + lane + 1, row + gx);
+        if (halo) stream_copy16(dst + hslot, row + hx);
+      } else if (i < n_in) {
+        stream_issue_edge(dst, a.v.data, a.v.pitch, a.v.width, a.v.height, y_in + i, gx, hx,
+                          hslot);
       }
       stream_commit();  // one group per row, empty ones too: wait_group counts rows
     };
 
-    float4 ring[kRing];
+#pragma unroll
+    for (int i = 0; i < P::kAhead; ++i) issue(i, i);
     unsigned mask = 0;  // 4 bits per input row, the newest lowest
+    int slot = 0, ahead = P::kAhead, hslot_i = 0;  // ring slots of rows i, i + kAhead; hmax's of i
+#pragma unroll 1
+    for (int i = 0; i < n_in; ++i) {
+      issue(i + P::kAhead, ahead);
+      stream_wait<P::kAhead>();  // this lane's copies of row i have landed ...
+      __syncwarp();              // ... and its neighbours' (their columns are read here)
+      const float4* src = rows[slot];
+      const float4 q = src[lane + 1];
+      const float4 hm = stream_row_max<R>(src[lane], q, src[lane + 2]);
+      hmax[hslot_i][lane] = hm;  // read back by this lane only
+      unsigned bits = 0;
+      if (i >= R && i < n_in - R && max4(q) > thresh) bits = peak_mask(q, hm, thresh);
+      mask = (mask << 4) | bits;
+      const unsigned test = (mask >> (4 * R)) & 0xFu;  // output row i − R, image row ys + i − 2R
+      if (__any_sync(kAll, test)) {
+        unsigned surv = 0;
+        float4 c = make_float4(0.f, 0.f, 0.f, 0.f);
+        if (test) {
+          // Where a bit is set the score equals its row maximum (peak_mask), so c is the score.
+          c = hmax[hslot_i >= R ? hslot_i - R : hslot_i + kRing - R][lane];
+          float4 w = hmax[0][lane];
 #pragma unroll
-    for (int i = 0; i < P::kAhead; ++i) issue(i);
-    for (int i0 = 0; i0 < n_in; i0 += kRing) {
-#pragma unroll
-      for (int s = 0; s < kRing; ++s) {
-        const int i = i0 + s;  // input row; output row ys + i − 2R once i ≥ 2R
-        if (i < n_in) {
-          issue(i + P::kAhead);
-          stream_wait<P::kAhead>();  // this lane's copies of row i have landed ...
-          __syncwarp();              // ... and its neighbours' (their columns are read here)
-          const float4* src = rows[i % P::kSlots];
-          const float4 q = src[lane + 1];
-          const float4 hm = stream_row_max<R>(src[lane], q, src[lane + 2]);
-          ring[s] = hm;
-          unsigned bits = 0;
-          if (fmaxf(fmaxf(hm.x, hm.y), fmaxf(hm.z, hm.w)) > thresh) bits = peak_mask(q, hm, thresh);
-          mask = (mask << 4) | bits;
-          if (i >= 2 * R) {
-            const unsigned test = (mask >> (4 * R)) & 0xFu;
-            unsigned surv = 0;
-            float4 c = make_float4(0.f, 0.f, 0.f, 0.f);
-            if (test) {
-              float4 w = ring[0];
-#pragma unroll
-              for (int k = 1; k < kRing; ++k) {
-                w.x = fmaxf(w.x, ring[k].x);
-                w.y = fmaxf(w.y, ring[k].y);
-                w.z = fmaxf(w.z, ring[k].z);
-                w.w = fmaxf(w.w, ring[k].w);
-              }
-              c = rows[static_cast<unsigned>(i - R) % P::kSlots][lane + 1];
-              // fmaxf drops NaN, so NaN neighbours never suppress, as in the twin.
-              surv = test & ((w.x > c.x ? 0u : 1u) | (w.y > c.y ? 0u : 2u) | (w.z > c.z ? 0u : 4u) |
-                             (w.w > c.w ? 0u : 8u));
-            }
-            if (__any_sync(kAll, surv)) {
-              const u32 index = static_cast<u32>(ys + i - 2 * R) * static_cast<u32>(a.v.width) +
-                                static_cast<u32>(gx);
-              count = stream_append(surv, c, index, count, buf, h, cand, cap);
-            }
+          for (int k = 1; k < kRing; ++k) {
+            const float4 v = hmax[k][lane];
+            w = make_float4(fmaxf(w.x, v.x), fmaxf(w.y, v.y), fmaxf(w.z, v.z), fmaxf(w.w, v.w));
           }
+          // fmaxf drops NaN, so NaN neighbours never suppress, as in the twin.
+          surv = test & ((w.x > c.x ? 0u : 1u) | (w.y > c.y ? 0u : 2u) | (w.z > c.z ? 0u : 4u) |
+                         (w.w > c.w ? 0u : 8u));
+        }
+        if (__any_sync(kAll, surv)) {
+          const u32 index = static_cast<u32>(ys + i - 2 * R) * static_cast<u32>(a.v.width) +
+                            static_cast<u32>(gx);
+          count = stream_append(surv, c, index, count, buf, h, cand, cap);
         }
       }
+      slot = slot + 1 == P::kSlots ? 0 : slot + 1;
+      ahead = ahead + 1 == P::kSlots ? 0 : ahead + 1;
+      hslot_i = hslot_i + 1 == kRing ? 0 : hslot_i + 1;
     }
     stream_wait<0>();
   }
@@ -787,6 +811,10 @@ constexpr std::size_t finish_work_bytes(int r, bool smem_tile) {
                    sizeof(SortLarge::TempStorage),
                    (Policy::kBlockKeys + Policy::kSmallSort) * sizeof(u64)});
 }
+
+static_assert(Policy::kRankMax * sizeof(u64) + Policy::kThreads * sizeof(int) <=
+                  (Policy::kBlockKeys + Policy::kSmallSort) * sizeof(u64),
+              "the finish by ranks fits the work area");
 
 // The candidates of rows [y0, y1), recomputed, in chunks of one tile.
 template <class T, bool kSmemTile>
@@ -1073,6 +1101,39 @@ __device__ void block_finish(const u64* src, int n, u64 k, u64 count, const Resp
                                count, v, points, work);
 }
 
+// The grid's finish when the keys are few (n ≤ kRankKeys·gridDim.x and ≤ kRankMax): each block
+// takes 32 keys, one a lane, and counts the keys below each with its 8 warps over eighths of all n
+// keys (in shared memory); a key's count is its place in the order (the keys are distinct), so
+// the first `count` places are written, each once, without a sort. About n/8 comparisons a thread:
+// cheaper than block 0's select and merge sort, which leave the rest of the grid idle.
+template <class T>
+__device__ void rank_write(const u64* src, int n, u64 count, const ResponseView& v,
+                           Detection* points, unsigned char* work) {
+  constexpr int kParts = Policy::kThreads / 32;
+  const int first = static_cast<int>(blockIdx.x) * Policy::kRankKeys;
+  if (first >= n) return;  // uniform over the block
+  u64* keys = reinterpret_cast<u64*>(work);  // kRankMax
+  int* partial = reinterpret_cast<int*>(keys + Policy::kRankMax);  // [kParts][32]
+  for (int i = static_cast<int>(threadIdx.x); i < n; i += Policy::kThreads) keys[i] = __ldcg(src + i);
+  __syncthreads();
+  const int lane = static_cast<int>(threadIdx.x) & 31, part = static_cast<int>(threadIdx.x) >> 5;
+  const int i = first + lane;
+  const u64 mine = i < n ? keys[i] : 0;
+  const int per = (n + kParts - 1) / kParts;
+  const int j1 = min(n, (part + 1) * per);
+  int below = 0;
+#pragma unroll 4
+  for (int j = part * per; j < j1; ++j) below += keys[j] < mine ? 1 : 0;
+  partial[part * 32 + lane] = below;
+  __syncthreads();
+  if (part == 0 && i < n) {
+    int rank = 0;
+#pragma unroll
+    for (int p = 0; p < kParts; ++p) rank += partial[p * 32 + lane];
+    if (static_cast<u64>(rank) < count) points[rank] = decode<T>(mine, v);
+  }
+}
+
 template <class T, bool kSmemTile>
 __global__ void __launch_bounds__(Policy::kThreads) detect_finish_kernel(FinishArgs a) {
   Grid grid{cg::this_grid()};
@@ -1139,6 +1200,9 @@ __global__ void __launch_bounds__(Policy::kThreads) detect_finish_kernel(FinishA
           a.kept[i] = __ldcg(src + i);
         }
       }
+    } else if (n_src <= static_cast<u64>(Policy::kRankMax) &&
+               n_src <= static_cast<u64>(Policy::kRankKeys) * gridDim.x) {
+      rank_write<T>(src, static_cast<int>(n_src), count, a.c.nms.v, a.points, work);
     } else {
       block_sort = true;
     }
@@ -1235,7 +1299,8 @@ cudaError_t launch_cand_rt(const CandArgs& a, const Layout& l, void* ws, cudaStr
 
 // Rows per warp of the row-streaming kernel: enough warps for about kStreamWarpsPerSm per SM,
 // between kStreamRowsMin (each warp re-reads 2R rows) and kStreamRowsMax; the grid's y extent stays
-// under 65536. H100, 16384² harris response (µs): 32 → 689, 64 → 630, 128 → 611.
+// under 65536. H100, 16384² harris response, the first version of the kernel (µs): 32 → 689,
+// 64 → 630, 128 → 611.
 constexpr int kStreamWarpsPerSm = 32, kStreamRowsMin = 8, kStreamRowsMax = 128;
 
 int stream_rows_per_warp(int rows, int strips, int sms) {
@@ -1268,8 +1333,8 @@ cudaError_t launch_stream_r(const CandArgs& c, const Layout& l, void* ws, cudaSt
 }
 
 // Whether a launch takes the rows kernel: where it applies (detect_rows_apply), and on the path
-// asked for (kAuto: large launches; H100, tiles / rows: 3840 × 2160 harris 26.9 / 38.0 µs, 16384²
-// 722 / 611 µs).
+// asked for (kAuto: large launches; H100, tiles / rows: 1920 × 1080 harris 10.7 / 16.8 µs,
+// 3840 × 2160 26.7 / 34.6 µs, 16384² 721 / 479 µs; CUB DeviceSelect::If 17.5 / 30.3 / 527 µs).
 bool use_rows(const DetectParams& p, const ImageView& response, int y0, int y1) {
   if (p.path == DetectPath::kTiles || !detect_rows_apply(p, response)) return false;
   return p.path == DetectPath::kRows ||
