@@ -25,10 +25,11 @@
 // a block of the grid) the grid writes each key at its rank, counted against all keys in shared
 // memory (no sort). Otherwise block 0 alone: ≤ 1024 keys are block-merge-sorted; with K ≤ 1024,
 // up to 8192 keys go to shared memory and a block radix select (the same 1024-bin step) keeps
-// ≤ 1024 of them first; with 1024 < K ≤ 4096, ≤ 4096 keys are sorted. Beyond those, a grid-wide select over the buffer narrows to 1024 / 4096
-// keys first; with K > 4096 it narrows to exactly K keys, which CUB sorts. Scores are read back
-// from the response at (x, y), so even a −0 keeps its bits. The threshold is computed as the twin
-// does: float(quality · double(max)), or float(threshold).
+// ≤ 1024 of them first; with 1024 < K ≤ 4096, ≤ 4096 keys are sorted. Beyond those, a grid-wide
+// select over the buffer narrows to 1024 / 4096 keys first; with K > 4096 it narrows to exactly K
+// keys, which CUB sorts. Scores are read back from the response at (x, y), so even a −0 keeps its
+// bits. The threshold is computed as the twin does: float(quality · double(max)), or
+// float(threshold).
 //
 // What bounds it: C = min(W·H, max(65536, 4K, W·H/8)) keys of 8 bytes; per frame 2 kernels (3 with
 // quality, +2 when K > 4096); the finish's grid is co-resident (cooperative launch) and on the
@@ -72,8 +73,8 @@ struct Policy {
   static constexpr int kSortCap = 4096;  // keys block 0 sorts (kThreads × 16) when K > kSmallSort
   static constexpr int kSmallSort = 1024;  // kThreads × 4: the cheaper sort, used when K ≤ 1024 ...
   static constexpr int kBlockKeys = 8192;  // ... after a block radix select over ≤ 8192 keys
-  static constexpr int kRankKeys = 32;    // the finish by ranks: keys per block (one a lane) ...
-  static constexpr int kRankMax = 8192;   // ... for up to this many keys (all in shared memory)
+  static constexpr int kRankKeys = 32;     // the finish by ranks: keys per block (one a lane) ...
+  static constexpr int kRankMax = 8192;    // ... for up to this many keys (all in shared memory)
   static constexpr int kLogBins = 10;      // radix-select digit
   static constexpr int kBins = 1 << kLogBins;
   static constexpr int kMaxRows = 8;  // detect_max: a block reads 8 rows × 1024 columns
@@ -664,6 +665,8 @@ __global__ void __launch_bounds__(StreamPolicy::kThreads, StreamPolicy::min_bloc
   constexpr int kRing = 2 * R + 1;
   constexpr unsigned kAll = 0xffffffffu;
   static_assert(P::kWarpCap >= 32 * 4, "a row's survivors (4 a lane) fit an empty part");
+  static_assert(R >= 0 && R <= kDetectRowsMaxRadius,
+                "the window: a lane's and its neighbours' columns");
   __shared__ StreamShared<R> sh;
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   const int strip = static_cast<int>(blockIdx.x) * P::kWarps + warp;
@@ -704,16 +707,15 @@ __global__ void __launch_bounds__(StreamPolicy::kThreads, StreamPolicy::min_bloc
         stream_copy16(dst + lane + 1, row + gx);
         if (halo) stream_copy16(dst + hslot, row + hx);
       } else if (i < n_in) {
-        stream_issue_edge(dst, a.v.data, a.v.pitch, a.v.width, a.v.height, y_in + i, gx, hx,
-                          hslot);
+        stream_issue_edge(dst, a.v.data, a.v.pitch, a.v.width, a.v.height, y_in + i, gx, hx, hslot);
       }
       stream_commit();  // one group per row, empty ones too: wait_group counts rows
     };
 
 #pragma unroll
     for (int i = 0; i < P::kAhead; ++i) issue(i, i);
-    unsigned mask = 0;  // 4 bits per input row, the newest lowest
-    int slot = 0, ahead = P::kAhead, hslot_i = 0;  // ring slots of rows i, i + kAhead; hmax's of i
+    unsigned mask = 0;                           // 4 bits per input row, the newest lowest
+    int slot = 0, ahead = P::kAhead, mslot = 0;  // slots of rows i and i + kAhead; of row i in hmax
 #pragma unroll 1
     for (int i = 0; i < n_in; ++i) {
       issue(i + P::kAhead, ahead);
@@ -722,7 +724,7 @@ __global__ void __launch_bounds__(StreamPolicy::kThreads, StreamPolicy::min_bloc
       const float4* src = rows[slot];
       const float4 q = src[lane + 1];
       const float4 hm = stream_row_max<R>(src[lane], q, src[lane + 2]);
-      hmax[hslot_i][lane] = hm;  // read back by this lane only
+      hmax[mslot][lane] = hm;  // read back by this lane only
       unsigned bits = 0;
       if (i >= R && i < n_in - R && max4(q) > thresh) bits = peak_mask(q, hm, thresh);
       mask = (mask << 4) | bits;
@@ -732,7 +734,7 @@ __global__ void __launch_bounds__(StreamPolicy::kThreads, StreamPolicy::min_bloc
         float4 c = make_float4(0.f, 0.f, 0.f, 0.f);
         if (test) {
           // Where a bit is set the score equals its row maximum (peak_mask), so c is the score.
-          c = hmax[hslot_i >= R ? hslot_i - R : hslot_i + kRing - R][lane];
+          c = hmax[mslot >= R ? mslot - R : mslot + kRing - R][lane];
           float4 w = hmax[0][lane];
 #pragma unroll
           for (int k = 1; k < kRing; ++k) {
@@ -744,14 +746,14 @@ __global__ void __launch_bounds__(StreamPolicy::kThreads, StreamPolicy::min_bloc
                          (w.w > c.w ? 0u : 8u));
         }
         if (__any_sync(kAll, surv)) {
-          const u32 index = static_cast<u32>(ys + i - 2 * R) * static_cast<u32>(a.v.width) +
-                            static_cast<u32>(gx);
+          const u32 index =
+              static_cast<u32>(ys + i - 2 * R) * static_cast<u32>(a.v.width) + static_cast<u32>(gx);
           count = stream_append(surv, c, index, count, buf, h, cand, cap);
         }
       }
       slot = slot + 1 == P::kSlots ? 0 : slot + 1;
       ahead = ahead + 1 == P::kSlots ? 0 : ahead + 1;
-      hslot_i = hslot_i + 1 == kRing ? 0 : hslot_i + 1;
+      mslot = mslot + 1 == kRing ? 0 : mslot + 1;
     }
     stream_wait<0>();
   }
@@ -1111,10 +1113,11 @@ __device__ void rank_write(const u64* src, int n, u64 count, const ResponseView&
                            Detection* points, unsigned char* work) {
   constexpr int kParts = Policy::kThreads / 32;
   const int first = static_cast<int>(blockIdx.x) * Policy::kRankKeys;
-  if (first >= n) return;  // uniform over the block
-  u64* keys = reinterpret_cast<u64*>(work);  // kRankMax
+  if (first >= n) return;                                          // uniform over the block
+  u64* keys = reinterpret_cast<u64*>(work);                        // kRankMax
   int* partial = reinterpret_cast<int*>(keys + Policy::kRankMax);  // [kParts][32]
-  for (int i = static_cast<int>(threadIdx.x); i < n; i += Policy::kThreads) keys[i] = __ldcg(src + i);
+  for (int i = static_cast<int>(threadIdx.x); i < n; i += Policy::kThreads)
+    keys[i] = __ldcg(src + i);
   __syncthreads();
   const int lane = static_cast<int>(threadIdx.x) & 31, part = static_cast<int>(threadIdx.x) >> 5;
   const int i = first + lane;
