@@ -4,8 +4,8 @@
 //
 // Each thread writes 16 pixels (kernels/block/map_rows.cuh): where the source row lines up with the
 // destination (3·x of the first aligned output pixel is 16-byte aligned in the source: pitched
-// images, ROIs at equal x), three 16-byte loads, 16 × (3 byte extracts, 3 IMAD, 1 shift), one 16-byte
-// store; elsewhere byte by byte.
+// images, ROIs at equal x), three 16-byte loads, 16 × (3 byte extracts, 3 IMAD, 1 shift), one
+// 16-byte store; elsewhere byte by byte.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -20,8 +20,6 @@ namespace jetpipe {
 
 namespace {
 
-constexpr unsigned kR2Y = kToGrayR, kG2Y = kToGrayG, kB2Y = kToGrayB, kShift = kToGrayShift;
-
 struct GrayArgs {
   const std::uint8_t* src;
   std::size_t src_pitch;
@@ -32,8 +30,7 @@ struct GrayArgs {
 
 template <bool kBgr>
 __device__ __forceinline__ unsigned gray(unsigned c0, unsigned c1, unsigned c2) {
-  const unsigned b = kBgr ? c0 : c2, r = kBgr ? c2 : c0;
-  return (r * kR2Y + c1 * kG2Y + b * kB2Y + (1u << (kShift - 1))) >> kShift;
+  return kBgr ? to_gray_y(c2, c1, c0) : to_gray_y(c0, c1, c2);
 }
 
 template <int J>
@@ -60,8 +57,7 @@ __global__ void __launch_bounds__(256) to_gray_kernel(const GrayArgs a) {
     std::uint8_t* d = a.dst + static_cast<std::size_t>(y) * a.dst_pitch;
     const dev::OutRow o = dev::out_row(d, a.width);
     const bool vec_ok = ((reinterpret_cast<std::uintptr_t>(s) + 3u * o.head) & 15u) == 0;
-    for (int g = blockIdx.x * blockDim.x + threadIdx.x; g < o.groups;
-         g += gridDim.x * blockDim.x) {
+    for (int g = blockIdx.x * blockDim.x + threadIdx.x; g < o.groups; g += gridDim.x * blockDim.x) {
       int x, n;
       o.group(g, &x, &n);
       if (vec_ok && g > 0 && n == 16) {

@@ -5,13 +5,20 @@
 //   Y = (R·9798 + G·19235 + B·3735 + 2^14) >> 15   (exact; GRAY8 input is copied).
 #pragma once
 
+#include "pipeline/core/hd.h"
 #include "pipeline/core/image.h"
 
 namespace jetpipe {
 
 // The weights (OpenCV 4.x color.hpp: R2Y = 0.299, G2Y = 0.587, B2Y = 0.114 in 1/2^15, sum 2^15),
-// shared by the CPU twin, the GPU kernel and the filters that read a colour frame as its gray image.
+// shared by the CPU twin, the GPU kernel and the filters that read a colour frame as its gray
+// image.
 inline constexpr unsigned kToGrayR = 9798, kToGrayG = 19235, kToGrayB = 3735, kToGrayShift = 15;
+
+// Y of one pixel (channels 0..255): the CPU twin's and the GPU kernel's one formula.
+JP_HD unsigned to_gray_y(unsigned r, unsigned g, unsigned b) {
+  return (r * kToGrayR + g * kToGrayG + b * kToGrayB + (1u << (kToGrayShift - 1))) >> kToGrayShift;
+}
 
 // Writes output rows [y0, y1) of dst (GRAY8, same size as src).
 void to_gray_ref(const ImageView& src, const ImageView& dst, int y0, int y1);

@@ -7,10 +7,6 @@
 
 namespace jetpipe {
 
-namespace {
-constexpr int kR2Y = kToGrayR, kG2Y = kToGrayG, kB2Y = kToGrayB, kShift = kToGrayShift;
-}  // namespace
-
 void to_gray_ref(const ImageView& src, const ImageView& dst, int y0, int y1) {
   for (int y = y0; y < y1; ++y) {
     const std::uint8_t* s = src.row<const std::uint8_t>(y);
@@ -21,10 +17,8 @@ void to_gray_ref(const ImageView& src, const ImageView& dst, int y0, int y1) {
     }
     const bool bgr = src.format == PixelFormat::kBgr8;
     for (int x = 0; x < src.width; ++x) {
-      const int c0 = s[3 * x], c1 = s[3 * x + 1], c2 = s[3 * x + 2];
-      const int b = bgr ? c0 : c2, g = c1, r = bgr ? c2 : c0;
-      d[x] = static_cast<std::uint8_t>((r * kR2Y + g * kG2Y + b * kB2Y + (1 << (kShift - 1))) >>
-                                       kShift);
+      const unsigned c0 = s[3 * x], c1 = s[3 * x + 1], c2 = s[3 * x + 2];
+      d[x] = static_cast<std::uint8_t>(bgr ? to_gray_y(c2, c1, c0) : to_gray_y(c0, c1, c2));
     }
   }
 }
