@@ -48,6 +48,7 @@
 
 #include "kernels/block/compact.cuh"
 #include "kernels/block/launch_config.cuh"
+#include "kernels/block/pdl.cuh"
 #include "kernels/detect.h"
 
 namespace jetpipe {
@@ -426,6 +427,7 @@ struct MaxArgs {
 
 template <class T>
 __global__ void __launch_bounds__(Policy::kThreads) detect_max_kernel(MaxArgs a, Header* h) {
+  dev::pdl_wait();  // the kernel before it has finished (launch_pdl)
   using Reduce = cub::BlockReduce<float, Policy::kThreads>;
   __shared__ typename Reduce::TempStorage temp;
   const int cx = static_cast<int>(blockIdx.x % static_cast<unsigned>(a.chunks_x));
@@ -464,6 +466,7 @@ struct CandArgs {
 template <class T, int R, bool kSmemTile>
 __global__ void __launch_bounds__(Policy::kThreads)
     detect_candidates_kernel(CandArgs a, Header* h, u64* cand, u64 cap) {
+  dev::pdl_wait();  // the kernel before it has finished (launch_pdl)
   unsigned char* smem = dyn_smem();
   const float thresh = a.use_quality ? quality_threshold(a.quality, h->max_key) : a.thresh;
   u64 comp[Policy::kItems];
@@ -661,6 +664,7 @@ __device__ __noinline__ int stream_append(unsigned surv, float4 c, u32 index, in
 template <int R>
 __global__ void __launch_bounds__(StreamPolicy::kThreads, StreamPolicy::min_blocks(R))
     detect_stream_kernel(StreamArgs a, Header* h, u64* cand, u64 cap) {
+  dev::pdl_wait();  // the kernel before it has finished (launch_pdl)
   using P = StreamPolicy;
   constexpr int kRing = 2 * R + 1;
   constexpr unsigned kAll = 0xffffffffu;
@@ -1283,9 +1287,8 @@ cudaError_t launch_max_t(const ImageView& v, int y0, int y1, void* ws, cudaStrea
   MaxArgs a{response_view(v), y0, y1, (v.width + Policy::kMaxCols - 1) / Policy::kMaxCols};
   const u64 blocks =
       static_cast<u64>(a.chunks_x) * ((y1 - y0 + Policy::kMaxRows - 1) / Policy::kMaxRows);
-  detect_max_kernel<T>
-      <<<static_cast<unsigned>(blocks), Policy::kThreads, 0, stream>>>(a, header_of(ws));
-  return cudaPeekAtLastError();
+  return dev::launch_pdl(detect_max_kernel<T>, static_cast<unsigned>(blocks), Policy::kThreads, 0,
+                         stream, a, header_of(ws));
 }
 
 template <class T, int R, bool kSmemTile>
@@ -1294,10 +1297,9 @@ cudaError_t launch_cand_rt(const CandArgs& a, const Layout& l, void* ws, cudaStr
       std::max(static_cast<std::size_t>(nms_smem_floats(a.nms.r, kSmemTile)) * sizeof(float),
                sizeof(Compact::TempStorage));
   auto* base = static_cast<unsigned char*>(ws);
-  detect_candidates_kernel<T, R, kSmemTile>
-      <<<static_cast<unsigned>(a.nms.ntiles), Policy::kThreads, smem, stream>>>(
-          a, header_of(ws), reinterpret_cast<u64*>(base + l.cand), l.cap);
-  return cudaPeekAtLastError();
+  return dev::launch_pdl(detect_candidates_kernel<T, R, kSmemTile>,
+                         static_cast<unsigned>(a.nms.ntiles), Policy::kThreads, smem, stream, a,
+                         header_of(ws), reinterpret_cast<u64*>(base + l.cand), l.cap);
 }
 
 // Rows per warp of the row-streaming kernel: enough warps for about kStreamWarpsPerSm per SM,
@@ -1330,9 +1332,8 @@ cudaError_t launch_stream_r(const CandArgs& c, const Layout& l, void* ws, cudaSt
   const dim3 grid(dev::div_up(a.strips, StreamPolicy::kWarps),
                   dev::div_up(a.y1 - a.y0, a.rows_per_warp));
   auto* base = static_cast<unsigned char*>(ws);
-  detect_stream_kernel<R><<<grid, StreamPolicy::kThreads, 0, stream>>>(
-      a, header_of(ws), reinterpret_cast<u64*>(base + l.cand), l.cap);
-  return cudaPeekAtLastError();
+  return dev::launch_pdl(detect_stream_kernel<R>, grid, StreamPolicy::kThreads, 0, stream, a,
+                         header_of(ws), reinterpret_cast<u64*>(base + l.cand), l.cap);
 }
 
 // Whether a launch takes the rows kernel: where it applies (detect_rows_apply), and on the path

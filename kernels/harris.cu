@@ -71,24 +71,23 @@ cudaError_t launch_fast(const Src& src, const dev::HarrisArgs& a, int rows_per_w
   const std::size_t smem = dev::HarrisGeom(a.bs, a.anchor, a.r).smem_bytes();
   switch (a.bs) {
     case 3:
-      dev::harris_fast_kernel<3, LC><<<grid, kHarrisFastThreads, smem, stream>>>(src, fa);
-      break;
+      return dev::launch_pdl(dev::harris_fast_kernel<3, LC, Src>, grid, kHarrisFastThreads, smem,
+                             stream, src, fa);
     case 4:
-      dev::harris_fast_kernel<4, LC><<<grid, kHarrisFastThreads, smem, stream>>>(src, fa);
-      break;
+      return dev::launch_pdl(dev::harris_fast_kernel<4, LC, Src>, grid, kHarrisFastThreads, smem,
+                             stream, src, fa);
     case 5:
-      dev::harris_fast_kernel<5, LC><<<grid, kHarrisFastThreads, smem, stream>>>(src, fa);
-      break;
+      return dev::launch_pdl(dev::harris_fast_kernel<5, LC, Src>, grid, kHarrisFastThreads, smem,
+                             stream, src, fa);
     case 6:
-      dev::harris_fast_kernel<6, LC><<<grid, kHarrisFastThreads, smem, stream>>>(src, fa);
-      break;
+      return dev::launch_pdl(dev::harris_fast_kernel<6, LC, Src>, grid, kHarrisFastThreads, smem,
+                             stream, src, fa);
     case 7:
-      dev::harris_fast_kernel<7, LC><<<grid, kHarrisFastThreads, smem, stream>>>(src, fa);
-      break;
+      return dev::launch_pdl(dev::harris_fast_kernel<7, LC, Src>, grid, kHarrisFastThreads, smem,
+                             stream, src, fa);
     default:
       return cudaErrorInvalidValue;
   }
-  return cudaPeekAtLastError();
 }
 
 }  // namespace

@@ -22,6 +22,7 @@
 #include "kernels/block/last_block.cuh"
 #include "kernels/block/lane_histogram.cuh"
 #include "kernels/block/launch_config.cuh"
+#include "kernels/block/pdl.cuh"
 #include "kernels/histogram.h"
 #include "kernels/stats.h"
 #include "kernels/tuning.h"
@@ -103,6 +104,7 @@ __device__ void finish_image(const HistArgs& a, unsigned long long* scratch) {
 template <class Counter>
 __global__ void __launch_bounds__(Counter::kMaxThreads, 2)
     histogram_kernel(const __grid_constant__ HistArgs a) {
+  dev::pdl_wait();  // the kernel before it has finished (launch_pdl)
   extern __shared__ uint4 smem[];
   const int warp = static_cast<int>(threadIdx.x >> 5);
   const int lane = static_cast<int>(threadIdx.x & 31);
@@ -180,8 +182,7 @@ cudaError_t launch(const HistogramParams& p, const ImageView& src, std::uint64_t
   if (cudaError_t e = dev::blocks_per_sm(kernel, slot, d, threads, smem, &per_sm)) return e;
   unsigned grid = std::min(static_cast<unsigned>(d.sms * per_sm), dev::div_up(a.items, warps));
   if (opt.max_blocks > 0) grid = std::min(grid, static_cast<unsigned>(opt.max_blocks));
-  kernel<<<grid, threads, static_cast<std::size_t>(smem), stream>>>(a);
-  return cudaPeekAtLastError();
+  return dev::launch_pdl(kernel, grid, threads, static_cast<std::size_t>(smem), stream, a);
 }
 
 }  // namespace

@@ -42,6 +42,7 @@
 #include "kernels/block/filter_launch.cuh"
 #include "kernels/block/filter_separable.cuh"
 #include "kernels/block/filter_source.cuh"
+#include "kernels/block/pdl.cuh"
 #include "kernels/tuning_filters.h"
 
 namespace jetpipe::dev {
@@ -238,6 +239,7 @@ constexpr int fast_min_blocks() {
 template <int R, class Src, class Epi>
 __global__ void __launch_bounds__(kFastThreads, fast_min_blocks<R>())
     fast_separable_kernel(const Src src, const FastArgs a, const Epi epi) {
+  pdl_wait();  // the kernel before it has finished (launch_pdl)
   const int ys = a.y0 + static_cast<int>(blockIdx.y) * a.rows_per_warp;
   const int ye = min(ys + a.rows_per_warp, a.y1);
   if (static_cast<int>(blockIdx.x) < a.fast_blocks) {
@@ -356,21 +358,20 @@ cudaError_t launch_fast_separable(const Src& src, const int* kx, const int* ky, 
   const std::size_t smem = separable_smem_bytes(r, r);
   switch (r) {
     case 1:
-      fast_separable_kernel<1><<<grid, kFastThreads, smem, stream>>>(src, a, epi);
-      break;
+      return launch_pdl(fast_separable_kernel<1, Src, Epi>, grid, kFastThreads, smem, stream, src,
+                        a, epi);
     case 2:
-      fast_separable_kernel<2><<<grid, kFastThreads, smem, stream>>>(src, a, epi);
-      break;
+      return launch_pdl(fast_separable_kernel<2, Src, Epi>, grid, kFastThreads, smem, stream, src,
+                        a, epi);
     case 3:
-      fast_separable_kernel<3><<<grid, kFastThreads, smem, stream>>>(src, a, epi);
-      break;
+      return launch_pdl(fast_separable_kernel<3, Src, Epi>, grid, kFastThreads, smem, stream, src,
+                        a, epi);
     case 4:
-      fast_separable_kernel<4><<<grid, kFastThreads, smem, stream>>>(src, a, epi);
-      break;
+      return launch_pdl(fast_separable_kernel<4, Src, Epi>, grid, kFastThreads, smem, stream, src,
+                        a, epi);
     default:
       return cudaErrorInvalidValue;
   }
-  return cudaPeekAtLastError();
 }
 
 }  // namespace jetpipe::dev

@@ -40,6 +40,7 @@
 #include "kernels/block/filter_launch.cuh"
 #include "kernels/block/filter_source.cuh"
 #include "kernels/block/harris_tile.cuh"
+#include "kernels/block/pdl.cuh"
 #include "kernels/tuning_filters.h"
 
 namespace jetpipe::dev {
@@ -307,6 +308,7 @@ constexpr int harris_fast_min_blocks() {
 template <int BS, int LC, class Src>
 __global__ void __launch_bounds__(kHarrisFastThreads, harris_fast_min_blocks<BS, LC>())
     harris_fast_kernel(const Src src, const HarrisFastArgs fa) {
+  pdl_wait();  // the kernel before it has finished (launch_pdl)
   const int ys = fa.t.y0 + static_cast<int>(blockIdx.y) * fa.rows_per_warp;
   if (static_cast<int>(blockIdx.x) < fa.fast_blocks) {
     const int ye = min(ys + fa.rows_per_warp, fa.t.y1);

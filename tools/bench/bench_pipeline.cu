@@ -5,7 +5,8 @@
 //   ksize 3, k 0.04, on the blur) → detect (quality 0.01, nms 4, max 500)
 // as plain launches on one stream and as a CUDA graph captured once (cudaStreamBeginCapture …
 // cudaGraphInstantiate) and replayed with cudaGraphLaunch; median of the runs. Target: ≤ 30 µs.
-// Also each stage alone (plain launch). bytes = the frame's BGR bytes for the whole chain, the
+// Both also with programmatic dependent launch off (kernels/block/pdl.cuh), side by side. Also
+// each stage alone (plain launch). bytes = the frame's BGR bytes for the whole chain, the
 // stage's input bytes for a stage. Every output is checked once against the CPU twins (MISMATCH in
 // the note); detect is checked on the response the GPU computed.
 #include <algorithm>
@@ -15,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "kernels/block/pdl.cuh"
 #include "kernels/detect.h"
 #include "kernels/gaussian.h"
 #include "kernels/harris.h"
@@ -113,19 +115,14 @@ void bench_pipeline(Bench& b) {
     JP_CUDA(launch_histogram_stats(hp, blur.view(), bins.get<std::uint64_t>(),
                                    stats.get<StatsAccum>(), 0, h, hist_ws.get(), st));
   };
-  auto harris_step = [&] {
-    JP_CUDA(launch_harris(harris, blur_src, response.view(), 0, h, st));
-  };
+  auto harris_step = [&] { JP_CUDA(launch_harris(harris, blur_src, response.view(), 0, h, st)); };
   auto detect_step = [&] {
     JP_CUDA(launch_detect(dp, response.view(), 0, h, det_ws.get(), det, st));
   };
   const std::vector<std::pair<const char*, std::function<void()>>> steps = {
-      {"pipeline-to_gray", to_gray_step},
-      {"pipeline-gaussian5", gaussian_step},
-      {"pipeline-gray+gaussian5", fused_step},
-      {"pipeline-hist+stats", hist_stats_step},
-      {"pipeline-harris", harris_step},
-      {"pipeline-detect", detect_step}};
+      {"pipeline-to_gray", to_gray_step},      {"pipeline-gaussian5", gaussian_step},
+      {"pipeline-gray+gaussian5", fused_step}, {"pipeline-hist+stats", hist_stats_step},
+      {"pipeline-harris", harris_step},        {"pipeline-detect", detect_step}};
   const double stage_bytes[] = {3.0 * w * h, 1.0 * w * h, 3.0 * w * h,
                                 1.0 * w * h, 1.0 * w * h, 4.0 * w * h};
   // The chain: to_gray fused into the gaussian, then the rest (steps 2..5).
@@ -184,31 +181,43 @@ void bench_pipeline(Bench& b) {
   b.add({"pipeline", "jetpipe-launches", s.name(), "photo", us_plain, frame_bytes,
          "gray+gaussian fused, hist+stats, harris, detect; kernels only" + check});
 
-  cudaGraph_t graph = nullptr;
-  cudaGraphExec_t exec = nullptr;
-  JP_CUDA(cudaStreamBeginCapture(st, cudaStreamCaptureModeThreadLocal));
-  try {
-    enqueue();
-  } catch (...) {
-    cudaStreamEndCapture(st, &graph);
-    if (graph) cudaGraphDestroy(graph);
-    throw;
+  // The graph with programmatic dependent launch between the kernels (kernels/block/pdl.cuh),
+  // then without (side by side: what the overlap of each kernel's launch with the tail of the one
+  // before saves); plain launches with it as well.
+  for (bool pdl : {true, false}) {
+    dev::set_pdl_enabled(pdl);
+    if (!pdl) {
+      const double us_plain_off = b.time_us([&](int) { enqueue(); });
+      b.add({"pipeline", "jetpipe-launches-nopdl", s.name(), "photo", us_plain_off, frame_bytes,
+             "as jetpipe-launches, programmatic dependent launch off"});
+    }
+    cudaGraph_t graph = nullptr;
+    cudaGraphExec_t exec = nullptr;
+    JP_CUDA(cudaStreamBeginCapture(st, cudaStreamCaptureModeThreadLocal));
+    try {
+      enqueue();
+    } catch (...) {
+      cudaStreamEndCapture(st, &graph);
+      if (graph) cudaGraphDestroy(graph);
+      throw;
+    }
+    JP_CUDA(cudaStreamEndCapture(st, &graph));
+    JP_CUDA(cudaGraphInstantiate(&exec, graph, 0));
+    std::size_t nodes = 0;
+    JP_CUDA(cudaGraphGetNodes(graph, nullptr, &nodes));
+    JP_CUDA(cudaGraphUpload(exec, st));
+    const double us_graph = b.time_us([&](int) { JP_CUDA(cudaGraphLaunch(exec, st)); });
+    // The replays must give the same detections.
+    std::vector<unsigned char> det_graph(det_out.bytes());
+    JP_CUDA(cudaMemcpy(det_graph.data(), det_out.get(), det_graph.size(), cudaMemcpyDeviceToHost));
+    const std::string graph_check =
+        det_graph == det_host ? "" : "  MISMATCH: graph replay differs from plain launches";
+    b.add({"pipeline", pdl ? "jetpipe-graph" : "jetpipe-graph-nopdl", s.name(), "photo", us_graph,
+           frame_bytes, std::to_string(nodes) + " nodes, target <= 30 us" + check + graph_check});
+    cudaGraphExecDestroy(exec);
+    cudaGraphDestroy(graph);
   }
-  JP_CUDA(cudaStreamEndCapture(st, &graph));
-  JP_CUDA(cudaGraphInstantiate(&exec, graph, 0));
-  std::size_t nodes = 0;
-  JP_CUDA(cudaGraphGetNodes(graph, nullptr, &nodes));
-  JP_CUDA(cudaGraphUpload(exec, st));
-  const double us_graph = b.time_us([&](int) { JP_CUDA(cudaGraphLaunch(exec, st)); });
-  // The replays must give the same detections.
-  std::vector<unsigned char> det_graph(det_out.bytes());
-  JP_CUDA(cudaMemcpy(det_graph.data(), det_out.get(), det_graph.size(), cudaMemcpyDeviceToHost));
-  const std::string graph_check =
-      det_graph == det_host ? "" : "  MISMATCH: graph replay differs from plain launches";
-  b.add({"pipeline", "jetpipe-graph", s.name(), "photo", us_graph, frame_bytes,
-         std::to_string(nodes) + " nodes, target <= 30 us" + check + graph_check});
-  cudaGraphExecDestroy(exec);
-  cudaGraphDestroy(graph);
+  dev::set_pdl_enabled(true);
 }
 
 }  // namespace jetpipe::bench
