@@ -1409,17 +1409,10 @@ cudaError_t launch_finish_rt(const FinishArgs& a, const Layout& l, cudaStream_t 
        (l.cap + Policy::kThreads * Policy::kItems - 1) / (Policy::kThreads * Policy::kItems)});
   const unsigned blocks = static_cast<unsigned>(
       std::min<u64>(chunks, static_cast<u64>(std::max(per_sm, 1)) * static_cast<u64>(sms)));
-  cudaLaunchConfig_t cfg{};
-  cfg.gridDim = dim3(blocks);
-  cfg.blockDim = dim3(Policy::kThreads);
-  cfg.dynamicSmemBytes = smem;
-  cfg.stream = stream;
   cudaLaunchAttribute attr{};
   attr.id = cudaLaunchAttributeCooperative;
   attr.val.cooperative = 1;
-  cfg.attrs = &attr;
-  cfg.numAttrs = 1;
-  return cudaLaunchKernelEx(&cfg, kernel, a);
+  return dev::launch_ex(kernel, blocks, Policy::kThreads, smem, stream, &attr, a);
 }
 
 template <class T>

@@ -68,22 +68,32 @@ inline bool pdl_enabled() {
   return cc >= 9;
 }
 
-// kernel<<<grid, block, smem, stream>>>(args...), with programmatic stream serialization where
-// pdl_enabled(). Returns the launch's error (as cudaPeekAtLastError would).
+// kernel<<<grid, block, smem, stream>>>(args...) through cudaLaunchKernelEx, with one launch
+// attribute (none where attr is null). Returns the launch's error (as cudaPeekAtLastError would).
 template <class... Params, class... Args>
-cudaError_t launch_pdl(void (*kernel)(Params...), dim3 grid, dim3 block, std::size_t smem,
-                       cudaStream_t stream, Args&&... args) {
+cudaError_t launch_ex(void (*kernel)(Params...), dim3 grid, dim3 block, std::size_t smem,
+                      cudaStream_t stream, const cudaLaunchAttribute* attr, Args&&... args) {
   cudaLaunchConfig_t cfg{};
   cfg.gridDim = grid;
   cfg.blockDim = block;
   cfg.dynamicSmemBytes = smem;
   cfg.stream = stream;
+  cudaLaunchAttribute a{};
+  if (attr != nullptr) a = *attr;
+  cfg.attrs = &a;
+  cfg.numAttrs = attr != nullptr ? 1 : 0;
+  return cudaLaunchKernelEx(&cfg, kernel, std::forward<Args>(args)...);
+}
+
+// launch_ex with programmatic stream serialization where pdl_enabled().
+template <class... Params, class... Args>
+cudaError_t launch_pdl(void (*kernel)(Params...), dim3 grid, dim3 block, std::size_t smem,
+                       cudaStream_t stream, Args&&... args) {
   cudaLaunchAttribute attr{};
   attr.id = cudaLaunchAttributeProgrammaticStreamSerialization;
   attr.val.programmaticStreamSerializationAllowed = 1;
-  cfg.attrs = &attr;
-  cfg.numAttrs = pdl_enabled() ? 1 : 0;
-  return cudaLaunchKernelEx(&cfg, kernel, std::forward<Args>(args)...);
+  return launch_ex(kernel, grid, block, smem, stream, pdl_enabled() ? &attr : nullptr,
+                   std::forward<Args>(args)...);
 }
 
 }  // namespace jetpipe::dev

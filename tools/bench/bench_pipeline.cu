@@ -184,6 +184,7 @@ void bench_pipeline(Bench& b) {
   // The graph with programmatic dependent launch between the kernels (kernels/block/pdl.cuh),
   // then without (side by side: what the overlap of each kernel's launch with the tail of the one
   // before saves); plain launches with it as well.
+  const bool pdl_was = dev::pdl_enabled();
   for (bool pdl : {true, false}) {
     dev::set_pdl_enabled(pdl);
     if (!pdl) {
@@ -217,7 +218,7 @@ void bench_pipeline(Bench& b) {
     cudaGraphExecDestroy(exec);
     cudaGraphDestroy(graph);
   }
-  dev::set_pdl_enabled(true);
+  dev::set_pdl_enabled(pdl_was);
 }
 
 }  // namespace jetpipe::bench
