@@ -6,10 +6,13 @@
 // as plain launches on one stream and as a CUDA graph captured once (cudaStreamBeginCapture …
 // cudaGraphInstantiate) and replayed with cudaGraphLaunch; median of the runs. Target: ≤ 30 µs.
 // Both also with programmatic dependent launch off (kernels/block/pdl.cuh), side by side. Also
-// each stage alone (plain launch). bytes = the frame's BGR bytes for the whole chain, the
+// each stage alone (plain launch); the graph of the chain's first n kernels for each n (what each
+// kernel adds to the replay); the histogram + stats on a branch of the graph beside harris and the
+// detection, its grid capped or not. bytes = the frame's BGR bytes for the whole chain, the
 // stage's input bytes for a stage. Every output is checked once against the CPU twins (MISMATCH in
 // the note); detect is checked on the response the GPU computed.
 #include <algorithm>
+#include <cstdio>
 #include <cstdint>
 #include <cstring>
 #include <functional>
@@ -50,6 +53,48 @@ bool same_pixels(const ImageView& a, const ImageView& b) {
     }
   }
   return true;
+}
+
+struct GraphTime {
+  double us = 0;
+  std::size_t nodes = 0;
+};
+
+// Captures `enqueue` (work on b.stream(), which may fork to other streams and join back) into a
+// graph once and times its replays.
+GraphTime time_graph(Bench& b, const std::function<void()>& enqueue) {
+  const cudaStream_t st = b.stream();
+  cudaGraph_t graph = nullptr;
+  cudaGraphExec_t exec = nullptr;
+  JP_CUDA(cudaStreamBeginCapture(st, cudaStreamCaptureModeThreadLocal));
+  try {
+    enqueue();
+  } catch (...) {
+    cudaStreamEndCapture(st, &graph);
+    if (graph) cudaGraphDestroy(graph);
+    throw;
+  }
+  JP_CUDA(cudaStreamEndCapture(st, &graph));
+  GraphTime t;
+  try {
+    JP_CUDA(cudaGraphInstantiate(&exec, graph, 0));
+    JP_CUDA(cudaGraphGetNodes(graph, nullptr, &t.nodes));
+    JP_CUDA(cudaGraphUpload(exec, st));
+    t.us = b.time_us([&](int) { JP_CUDA(cudaGraphLaunch(exec, st)); });
+  } catch (...) {
+    if (exec) cudaGraphExecDestroy(exec);
+    cudaGraphDestroy(graph);
+    throw;
+  }
+  cudaGraphExecDestroy(exec);
+  cudaGraphDestroy(graph);
+  return t;
+}
+
+std::string fmt_us(double us) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f", us);
+  return buf;
 }
 
 }  // namespace
@@ -192,33 +237,78 @@ void bench_pipeline(Bench& b) {
       b.add({"pipeline", "jetpipe-launches-nopdl", s.name(), "photo", us_plain_off, frame_bytes,
              "as jetpipe-launches, programmatic dependent launch off"});
     }
-    cudaGraph_t graph = nullptr;
-    cudaGraphExec_t exec = nullptr;
-    JP_CUDA(cudaStreamBeginCapture(st, cudaStreamCaptureModeThreadLocal));
-    try {
-      enqueue();
-    } catch (...) {
-      cudaStreamEndCapture(st, &graph);
-      if (graph) cudaGraphDestroy(graph);
-      throw;
-    }
-    JP_CUDA(cudaStreamEndCapture(st, &graph));
-    JP_CUDA(cudaGraphInstantiate(&exec, graph, 0));
-    std::size_t nodes = 0;
-    JP_CUDA(cudaGraphGetNodes(graph, nullptr, &nodes));
-    JP_CUDA(cudaGraphUpload(exec, st));
-    const double us_graph = b.time_us([&](int) { JP_CUDA(cudaGraphLaunch(exec, st)); });
+    const GraphTime g = time_graph(b, enqueue);
     // The replays must give the same detections.
     std::vector<unsigned char> det_graph(det_out.bytes());
     JP_CUDA(cudaMemcpy(det_graph.data(), det_out.get(), det_graph.size(), cudaMemcpyDeviceToHost));
     const std::string graph_check =
         det_graph == det_host ? "" : "  MISMATCH: graph replay differs from plain launches";
-    b.add({"pipeline", pdl ? "jetpipe-graph" : "jetpipe-graph-nopdl", s.name(), "photo", us_graph,
-           frame_bytes, std::to_string(nodes) + " nodes, target <= 30 us" + check + graph_check});
-    cudaGraphExecDestroy(exec);
-    cudaGraphDestroy(graph);
+    b.add({"pipeline", pdl ? "jetpipe-graph" : "jetpipe-graph-nopdl", s.name(), "photo", g.us,
+           frame_bytes, std::to_string(g.nodes) + " nodes, target <= 30 us" + check + graph_check});
   }
   dev::set_pdl_enabled(pdl_was);
+
+  // ---- What each kernel adds to the graph: the graph of the chain's first n kernels, for each n
+  // (the marginal cost of a kernel in the replay, which the stage-alone times above, each with its
+  // own launch and ramp, do not show). The detection's kernels one by one.
+  {
+    const std::vector<std::pair<const char*, std::function<void()>>> kernels = {
+        {"gray+gaussian5", fused_step},
+        {"hist+stats", hist_stats_step},
+        {"harris", harris_step},
+        {"detect-max",
+         [&] { JP_CUDA(launch_detect_max(dp, response.view(), 0, h, det_ws.get(), st)); }},
+        {"detect-candidates",
+         [&] { JP_CUDA(launch_detect_candidates(dp, response.view(), 0, h, det_ws.get(), st)); }},
+        {"detect-finish", [&] {
+           JP_CUDA(launch_detect_finish(dp, response.view(), 0, h, det_ws.get(), det, st));
+         }}};
+    double before = 0;
+    for (std::size_t n = 1; n <= kernels.size(); ++n) {
+      // A prefix ending inside the detection leaves its workspace mid-frame: start each prefix
+      // from a clean one (the finish resets it).
+      JP_CUDA(detect_workspace_init(det_ws.get(), st));
+      const GraphTime g = time_graph(b, [&] {
+        for (std::size_t i = 0; i < n; ++i) kernels[i].second();
+      });
+      b.add({std::string("pipeline-prefix-") + std::to_string(n), "jetpipe-graph", s.name(),
+             "photo", g.us, frame_bytes,
+             std::string("+ ") + kernels[n - 1].first + ": +" + fmt_us(g.us - before) + " us"});
+      before = g.us;
+    }
+    JP_CUDA(detect_workspace_init(det_ws.get(), st));
+  }
+
+  // ---- The histogram + stats on a branch of the graph beside harris and the detection, its grid
+  // capped (so it leaves room on the SMs for harris' few warps), against the chain on one stream.
+  {
+    cudaStream_t side = nullptr;
+    JP_CUDA(cudaStreamCreateWithFlags(&side, cudaStreamNonBlocking));
+    cudaEvent_t fork = nullptr, join = nullptr;
+    JP_CUDA(cudaEventCreateWithFlags(&fork, cudaEventDisableTiming));
+    JP_CUDA(cudaEventCreateWithFlags(&join, cudaEventDisableTiming));
+    for (int blocks : {0, 66, 33, 16}) {
+      HistogramLaunchOptions opt;
+      opt.max_blocks = blocks;
+      const GraphTime g = time_graph(b, [&] {
+        fused_step();
+        JP_CUDA(cudaEventRecord(fork, st));
+        JP_CUDA(cudaStreamWaitEvent(side, fork, 0));
+        JP_CUDA(launch_histogram_stats(hp, blur.view(), bins.get<std::uint64_t>(),
+                                       stats.get<StatsAccum>(), 0, h, hist_ws.get(), side, opt));
+        JP_CUDA(cudaEventRecord(join, side));
+        harris_step();
+        detect_step();
+        JP_CUDA(cudaStreamWaitEvent(st, join, 0));
+      });
+      b.add({"pipeline-branch", "jetpipe-graph", s.name(), "photo", g.us, frame_bytes,
+             "hist+stats on a branch beside harris + detect, grid " +
+                 (blocks ? "capped at " + std::to_string(blocks) + " blocks" : "persistent")});
+    }
+    cudaEventDestroy(fork);
+    cudaEventDestroy(join);
+    cudaStreamDestroy(side);
+  }
 }
 
 }  // namespace jetpipe::bench
