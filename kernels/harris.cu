@@ -60,14 +60,15 @@ cudaError_t launch_fast(const Src& src, const dev::HarrisArgs& a, int rows_per_w
     ++fa.warps_fast;
   }
   fa.edge_x0 = (fa.x0_last + L::kOut) & ~15;
-  fa.fast_blocks = static_cast<int>(dev::div_up(fa.warps_fast, kHarrisFastThreads / 32));
-  fa.rows_per_warp = rows_per_warp > 0 ? rows_per_warp
-                                       : fast_rows_per_warp(fa.warps_fast, a.y1 - a.y0,
-                                                            dev::device_info().sm_count,
-                                                            dev::current_filter_policy());
-  fa.edge_rows = fa.rows_per_warp * ((kHarrisTileH + fa.rows_per_warp - 1) / fa.rows_per_warp);
-  const dim3 grid(static_cast<unsigned>(fa.fast_blocks + 2),
-                  dev::div_up(a.y1 - a.y0, fa.rows_per_warp));
+  fa.grid = dev::StripGrid(a.y0, a.y1,
+                           static_cast<int>(dev::div_up(fa.warps_fast, kHarrisFastThreads / 32)),
+                           rows_per_warp > 0
+                               ? rows_per_warp
+                               : fast_rows_per_warp(fa.warps_fast, a.y1 - a.y0,
+                                                    dev::device_info().sm_count,
+                                                    dev::current_filter_policy()),
+                           kHarrisTileH);
+  const unsigned grid = fa.grid.blocks();
   const std::size_t smem = dev::HarrisGeom(a.bs, a.anchor, a.r).smem_bytes();
   switch (a.bs) {
     case 3:

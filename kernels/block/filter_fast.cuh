@@ -12,9 +12,9 @@
 // the unrolled loop never tests for border columns; rows outside the image (at most R) are remapped
 // without division (row_near). The columns left at the edges ([0, 16) and ≤ 64 at the right) are
 // done by two extra blocks per edge_rows rows (≥ one 16-row tile) of the same launch running the
-// separable tile engine (filter_separable.cuh), where the source's full border handling applies
-// (blocks of the other block rows exit at once): one launch, and the
-// register count stays the interior loop's. Launches the kernel does not fit (unaligned views,
+// separable tile engine (filter_separable.cuh), where the source's full border handling applies:
+// one launch (a 1-D grid, StripGrid: every block has work), and the register count stays the
+// interior loop's. Launches the kernel does not fit (unaligned views,
 // images under 512 × 16) go to the tile engine alone (launch_fast_separable).
 //
 // Per output row and lane (16 pixels), R = 2 (5 × 5), all integer and exact:
@@ -61,12 +61,12 @@ struct FastArgs {
   std::uint32_t hinit;  // the horizontal accumulators' start (removes the bias: −vinit_lane·Σ kx)
   int xtap[2 * kFastMaxRadius + 1], ytap[2 * kFastMaxRadius + 1];  // as ints, for the edge tiles
   int ksize;
-  int width, y0, y1, rows_per_warp;
-  // Geometry: warps_fast interior strips (X0 = min(16 + 480·w, x0_last)) in the first fast_blocks
-  // blocks of a row of the grid; the two blocks after them run tiles of the separable engine over
-  // the edge columns [0, 16) and [x0_last + 480, width) (≤ 64 columns: one tile).
-  int warps_fast, fast_blocks, x0_last;
-  int edge_rows;      // rows an edge block covers: a multiple of rows_per_warp (≥ kSepTileH)
+  int width;
+  // Geometry: warps_fast interior strips (X0 = min(16 + 480·w, x0_last)) in the fast_blocks
+  // blocks of a band of the grid; the edge blocks run tiles of the separable engine over the edge
+  // columns [0, 16) and [x0_last + 480, width) (≤ 64 columns: one tile).
+  StripGrid grid;
+  int warps_fast, x0_last;
   std::uint8_t* dst;  // 16-byte aligned rows
   std::size_t dst_pitch;
 };
@@ -230,8 +230,8 @@ __device__ __forceinline__ void fast_strip(const Src& src, const FastArgs& a, co
   }
 }
 
-// Grid: x = fast_blocks + edge tiles (see FastArgs), y = ceil((y1 − y0) / rows_per_warp);
-// dynamic shared memory separable_smem_bytes(R, R) for the edge tiles.
+// Grid: a.grid.blocks() blocks (StripGrid); dynamic shared memory separable_smem_bytes(R, R) for
+// the edge tiles.
 // Blocks per SM the registers must allow (a cap the compiler meets without spilling).
 template <int R>
 constexpr int fast_min_blocks() {
@@ -242,34 +242,28 @@ template <int R, class Src, class Epi>
 __global__ void __launch_bounds__(kFastThreads, fast_min_blocks<R>())
     fast_separable_kernel(const Src src, const FastArgs a, const Epi epi) {
   pdl_wait();  // the kernel before it has finished (launch_pdl)
-  const int ys = a.y0 + static_cast<int>(blockIdx.y) * a.rows_per_warp;
-  const int ye = min(ys + a.rows_per_warp, a.y1);
-  if (static_cast<int>(blockIdx.x) < a.fast_blocks) {
+  const StripBlock blk = strip_block(a.grid);
+  if (!blk.edge) {
     const int lane = threadIdx.x & 31;
-    const int w = static_cast<int>((blockIdx.x * kFastThreads + threadIdx.x) >> 5);
+    const int w = static_cast<int>((blk.fast_block * kFastThreads + threadIdx.x) >> 5);
     if (w >= a.warps_fast) return;  // whole warps
     const int X0 = min(16 + w * kFastWarpOut, a.x0_last);
     const int x = X0 - 16 + 16 * lane;
-    fast_strip<R>(src, a, epi, x, lane >= 1 && lane <= 30, ys, ye);
+    fast_strip<R>(src, a, epi, x, lane >= 1 && lane <= 30, blk.ys, blk.ye);
     return;
   }
-  // Edge tiles (the separable engine), edge_rows rows a block: the block rows in between have none.
-  // H100, 1080p gray + gaussian 5×5 (4 rows a warp): edge blocks of 4 rows cost ~3 µs (a build
-  // without them: 18.6 → 15.5 µs).
-  if ((ys - a.y0) % a.edge_rows != 0) return;
-  const int ye_edge = min(ys + a.edge_rows, a.y1);
+  // Edge tiles (the separable engine), edge_rows rows a block.
   extern __shared__ __align__(16) std::uint8_t smem[];
-  const bool left = static_cast<int>(blockIdx.x) == a.fast_blocks;
-  const int tx0 = left ? 0 : a.x0_last + kFastWarpOut;
-  const int x_end = left ? 16 : a.width;
+  const int tx0 = blk.left ? 0 : a.x0_last + kFastWarpOut;
+  const int x_end = blk.left ? 16 : a.width;
   const auto xtaps = [&](int b) { return a.xtap[b]; };
   const auto ytaps = [&](int b) { return a.ytap[b]; };
   const auto store = [&](int px, int py, int sum) {
     epi.store1(a.dst + static_cast<std::size_t>(py) * a.dst_pitch, px, sum);
   };
-  for (int ty0 = ys; ty0 < ye_edge; ty0 += kSepTileH) {
-    if (ty0 != ys) __syncthreads();  // the previous tile's reads of smem are done
-    separable_tile(src, xtaps, 2 * R + 1, ytaps, 2 * R + 1, tx0, ty0, min(kSepTileH, ye_edge - ty0),
+  for (int ty0 = blk.ys; ty0 < blk.ye; ty0 += kSepTileH) {
+    if (ty0 != blk.ys) __syncthreads();  // the previous tile's reads of smem are done
+    separable_tile(src, xtaps, 2 * R + 1, ytaps, 2 * R + 1, tx0, ty0, min(kSepTileH, blk.ye - ty0),
                    x_end, store, smem, threadIdx.x, kFastThreads);
   }
 }
@@ -341,8 +335,6 @@ cudaError_t launch_fast_separable(const Src& src, const int* kx, const int* ky, 
   a.hinit = static_cast<std::uint32_t>(-bias * sum_kx);
   a.ksize = ksize;
   a.width = width;
-  a.y0 = y0;
-  a.y1 = y1;
   // Strips at 16 + 480·w while they fit; the rest of the row either goes to the right edge tile (≤
   // 64 columns) or gets one more strip moved left onto a 16-byte boundary (x0_last), which leaves ≤
   // 31 columns for the tile.
@@ -352,15 +344,15 @@ cudaError_t launch_fast_separable(const Src& src, const int* kx, const int* ky, 
     a.x0_last = ((width - 496) / 16) * 16;
     ++a.warps_fast;
   }
-  a.fast_blocks = static_cast<int>(div_up(a.warps_fast, kFastThreads / 32));
   a.dst = dst.data;
   a.dst_pitch = dst.pitch;
   const FilterPolicy& pol = current_filter_policy();
-  a.rows_per_warp = rows_per_warp > 0 ? rows_per_warp
-                                      : fast_rows_per_warp(ksize / 2, width, y1 - y0,
-                                                           device_info().sm_count, pol);
-  a.edge_rows = a.rows_per_warp * ((kSepTileH + a.rows_per_warp - 1) / a.rows_per_warp);
-  const dim3 grid(static_cast<unsigned>(a.fast_blocks + 2), div_up(y1 - y0, a.rows_per_warp));
+  a.grid = StripGrid(y0, y1, static_cast<int>(div_up(a.warps_fast, kFastThreads / 32)),
+                     rows_per_warp > 0 ? rows_per_warp
+                                       : fast_rows_per_warp(ksize / 2, width, y1 - y0,
+                                                            device_info().sm_count, pol),
+                     kSepTileH);
+  const unsigned grid = a.grid.blocks();
   const int r = ksize / 2;
   const std::size_t smem = separable_smem_bytes(r, r);
   switch (r) {

@@ -11,8 +11,8 @@
 // more than kHarrisTileW columns would be left at the right, one more strip moved left, rewriting
 // some of its neighbour's pixels with the same values), so the loop never tests for border columns.
 // The columns left at the edges ([0, 16) and ≤ 32 at the right, from a 16-column boundary) are done
-// by two extra blocks per edge_rows rows in the same launch running the tile engine (harris_tile),
-// where the full border handling applies.
+// by two extra blocks per edge_rows rows in the same launch (a 1-D grid, StripGrid) running the
+// tile engine (harris_tile), where the full border handling applies.
 //
 // The tensor border applies to rows: a tensor row t outside the image is the tensor row of
 // border_remap(t) (rows of 0 for a constant border), whose gradients come from image rows
@@ -59,12 +59,11 @@ struct HarrisLanes {
 
 struct HarrisFastArgs {
   HarrisArgs t;  // the tile engine's arguments (and the view, border, s2, k, rows of the launch)
-  int rows_per_warp;
-  int edge_rows;  // rows an edge block covers: a multiple of rows_per_warp (≥ kHarrisTileH)
-  // Geometry: warps_fast strips (X0 = min(16 + kOut·w, x0_last)) in the first fast_blocks blocks of
-  // a row of the grid; the two blocks after them run tiles over the edge columns [0, 16) and
-  // [edge_x0, width) (≤ kHarrisTileW columns, edge_x0 = (x0_last + kOut) rounded down to 16).
-  int warps_fast, fast_blocks, x0_last, edge_x0;
+  // Geometry: warps_fast strips (X0 = min(16 + kOut·w, x0_last)) in the fast_blocks blocks of a
+  // band of the grid; the edge blocks run tiles over the edge columns [0, 16) and [edge_x0, width)
+  // (≤ kHarrisTileW columns, edge_x0 = (x0_last + kOut) rounded down to 16).
+  StripGrid grid;
+  int warps_fast, x0_last, edge_x0;
 };
 
 // LC pixels from x of a row (x a multiple of LC, inside the image; fast_ok() sources), the raw
@@ -303,32 +302,28 @@ constexpr int harris_fast_min_blocks() {
   return BS <= 4 ? 4 : 3;               // ≤ 128 and ≤ 168
 }
 
-// Grid: x = fast_blocks + 2 edge blocks (see HarrisFastArgs), y = ceil((y1 − y0) / rows_per_warp);
-// dynamic shared memory HarrisGeom(BS, BS / 2, 1).smem_bytes() for the edge tiles.
+// Grid: fa.grid.blocks() blocks (StripGrid); dynamic shared memory HarrisGeom(BS, BS / 2,
+// 1).smem_bytes() for the edge tiles.
 template <int BS, int LC, class Src>
 __global__ void __launch_bounds__(kHarrisFastThreads, harris_fast_min_blocks<BS, LC>())
     harris_fast_kernel(const Src src, const HarrisFastArgs fa) {
   pdl_wait();  // the kernel before it has finished (launch_pdl)
-  const int ys = fa.t.y0 + static_cast<int>(blockIdx.y) * fa.rows_per_warp;
-  if (static_cast<int>(blockIdx.x) < fa.fast_blocks) {
-    const int ye = min(ys + fa.rows_per_warp, fa.t.y1);
+  const StripBlock blk = strip_block(fa.grid);
+  if (!blk.edge) {
     const int lane = threadIdx.x & 31;
-    const int w = static_cast<int>((blockIdx.x * kHarrisFastThreads + threadIdx.x) >> 5);
+    const int w = static_cast<int>((blk.fast_block * kHarrisFastThreads + threadIdx.x) >> 5);
     if (w >= fa.warps_fast) return;  // whole warps
     const int X0 = min(16 + w * HarrisLanes<LC>::kOut, fa.x0_last);
-    harris_strip<BS, LC>(src, fa, X0 - LC + LC * lane, lane >= 1 && lane <= 30, ys, ye);
+    harris_strip<BS, LC>(src, fa, X0 - LC + LC * lane, lane >= 1 && lane <= 30, blk.ys, blk.ye);
     return;
   }
-  // Edge tiles (the tile engine), edge_rows rows a block: the block rows in between have none.
-  if ((ys - fa.t.y0) % fa.edge_rows != 0) return;
-  const int ye = min(ys + fa.edge_rows, fa.t.y1);
+  // Edge tiles (the tile engine), edge_rows rows a block.
   extern __shared__ __align__(16) std::uint8_t smem[];
-  const bool left = static_cast<int>(blockIdx.x) == fa.fast_blocks;
-  const int tx0 = left ? 0 : fa.edge_x0;
-  const int x_end = left ? 16 : fa.t.width;
-  for (int ty0 = ys; ty0 < ye; ty0 += kHarrisTileH) {
-    if (ty0 != ys) __syncthreads();  // the previous tile's reads of smem are done
-    harris_tile(src, fa.t, tx0, ty0, min(kHarrisTileH, ye - ty0), x_end, smem, threadIdx.x,
+  const int tx0 = blk.left ? 0 : fa.edge_x0;
+  const int x_end = blk.left ? 16 : fa.t.width;
+  for (int ty0 = blk.ys; ty0 < blk.ye; ty0 += kHarrisTileH) {
+    if (ty0 != blk.ys) __syncthreads();  // the previous tile's reads of smem are done
+    harris_tile(src, fa.t, tx0, ty0, min(kHarrisTileH, blk.ye - ty0), x_end, smem, threadIdx.x,
                 kHarrisFastThreads);
   }
 }
