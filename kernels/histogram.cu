@@ -139,7 +139,7 @@ cudaError_t launch(const HistogramParams& p, const ImageView& src, std::uint64_t
       src.height < 1 || src.pitch < static_cast<std::size_t>(src.width) || y0 < 0 || y1 < y0 ||
       y1 > src.height || p.bins < 1 || p.bins > 256 || bins == nullptr || workspace == nullptr ||
       opt.warps_per_block < 0 || opt.warps_per_block > 8 || opt.tables_per_block < 0 ||
-      opt.max_blocks < 0) {
+      opt.max_blocks < 0 || opt.min_items_per_warp < 0) {
     return cudaErrorInvalidValue;
   }
   if (y0 == y1) return cudaSuccess;
@@ -182,6 +182,10 @@ cudaError_t launch(const HistogramParams& p, const ImageView& src, std::uint64_t
   if (cudaError_t e = dev::blocks_per_sm(kernel, slot, d, threads, smem, &per_sm)) return e;
   unsigned grid = std::min(static_cast<unsigned>(d.sms * per_sm), dev::div_up(a.items, warps));
   if (opt.max_blocks > 0) grid = std::min(grid, static_cast<unsigned>(opt.max_blocks));
+  if (opt.min_items_per_warp > 0) {
+    grid = std::min(grid, dev::div_up(a.items, static_cast<unsigned>(warps) *
+                                                   static_cast<unsigned>(opt.min_items_per_warp)));
+  }
   return dev::launch_pdl(kernel, grid, threads, static_cast<std::size_t>(smem), stream, a);
 }
 

@@ -46,6 +46,11 @@ struct HistogramLaunchOptions {
   int warps_per_block = 0;   // 1..8
   int tables_per_block = 0;  // kLaneStriped: 32 KB tables per block (= warps: one private per warp)
   int max_blocks = 0;        // 0: a persistent grid (SMs × resident blocks); tests use tiny grids
+  // > 0: no more blocks than give each warp this many work items (rows of ≤ 4 KB). A launch that
+  // runs beside other kernels (the executor's side stream) leaves them the SMs: on an H100 the
+  // persistent grid's 135 blocks at 1080p shared the SMs with harris' few warps rather than
+  // overlapping them.
+  int min_items_per_warp = 0;
 };
 
 // Bytes of device workspace for launch_histogram / launch_histogram_stats. Zero-fill it once after

@@ -43,6 +43,9 @@ struct GpuBinding {
   // The frame's main stream, which runs before every launch of the frame: bind() queues the
   // one-time initialization of what it (re)allocates (zeroed workspaces) here.
   GpuStream stream = nullptr;
+  // The stage's launches run on a side stream beside other stages' kernels (a result-only stage
+  // on one stream): a launch shape that leaves them SMs is the better one.
+  bool beside = false;
 };
 
 class StageGpu {

@@ -275,5 +275,51 @@ TEST(GpuExecutorTiming, StageTimesAndSpansArePositive) {
   EXPECT_EQ(n, 4);
 }
 
+// On one stream, the histogram (+ stats) runs on the side stream beside harris and the detection
+// (StagePlan::beside): the executor says so, the stage has its own timeline row and a positive
+// time, and the results equal the host's (the strategy tests above cover every configuration).
+TEST(GpuExecutorTiming, HistogramBesideTheChainOnOneStream) {
+  JP_REQUIRE_GPU();
+  const PipelineConfig cfg =
+      load_config(std::string(JETPIPE_TEST_DATA) + "/../config/default.yaml");
+  for (bool graphs : {false, true}) {
+    SCOPED_TRACE(graphs ? "graphs" : "streams");
+    std::unique_ptr<Executor> exec =
+        make_executor(cfg, profile("zero-copy", 1, 2, graphs, "stages"), {});
+    EXPECT_NE(exec->describe().find("beside: hist"), std::string::npos) << exec->describe();
+    SourceOptions opt;
+    opt.allocator = exec->allocator();
+    auto src =
+        open_source(std::string("frames://") + JETPIPE_TEST_DATA + "/regression/frames", opt);
+    Frame f;
+    while (src->next(&f)) exec->submit(std::move(f));
+    FrameRecord rec;
+    int n = 0;
+    while (exec->in_flight() > 0 && exec->take(&rec, true)) {
+      ++n;
+      ASSERT_TRUE(rec.error.empty()) << rec.error;
+      ASSERT_EQ(rec.stage_ms.size(), cfg.stages.size());
+      int side = 0;
+      for (const Span& s : rec.spans) {
+        EXPECT_GE(s.end_ms, s.start_ms) << s.name << " " << s.track;
+        if (s.track.find(" side") != std::string::npos) {
+          ++side;
+          EXPECT_EQ(s.name.rfind("hist", 0), 0u) << s.name;
+        }
+      }
+      EXPECT_GE(side, 1) << "the histogram's span on the side stream";
+      for (std::size_t i = 0; i < cfg.stages.size(); ++i) {
+        if (cfg.stages[i]->name() == "hist") EXPECT_GT(rec.stage_ms[i], 0.0);
+      }
+    }
+    EXPECT_EQ(n, 4);
+  }
+  // Strips on several streams: in line.
+  std::unique_ptr<Executor> strips =
+      make_executor(cfg, profile("pinned-chunked", 4, 2, true, "stages"), {});
+  EXPECT_NE(strips->describe().find("(frames of one strip)"), std::string::npos)
+      << strips->describe();
+}
+
 }  // namespace
 }  // namespace jetpipe

@@ -1,14 +1,15 @@
 // SPDX-License-Identifier: MIT
 // config/default.yaml's stages for ONE 1920×1080 BGR frame already on the device, kernels only:
 //   to_gray → gaussian 5 (one fused pass: the gaussian reads the BGR frame as its gray image, as
-//   the executor runs them) → histogram + stats (one fused pass over the blur) → harris (block 3,
-//   ksize 3, k 0.04, on the blur) → detect (quality 0.01, nms 4, max 500)
+//   the executor runs them) → histogram + stats (one fused pass over the blur, on a side stream
+//   beside the rest, as the executor runs it on one stream) → harris (block 3, ksize 3, k 0.04,
+//   on the blur) → detect (quality 0.01, nms 4, max 500)
 // as plain launches on one stream and as a CUDA graph captured once (cudaStreamBeginCapture …
 // cudaGraphInstantiate) and replayed with cudaGraphLaunch; median of the runs. Target: ≤ 30 µs.
 // Both also with programmatic dependent launch off (kernels/block/pdl.cuh), side by side. Also
 // each stage alone (plain launch); the graph of the chain's first n kernels for each n (what each
-// kernel adds to the replay); the histogram + stats on a branch of the graph beside harris and the
-// detection, its grid capped or not. bytes = the frame's BGR bytes for the whole chain, the
+// kernel adds to the replay, all on one stream); the chain all on one stream, and with the
+// histogram's persistent grid beside the rest. bytes = the frame's BGR bytes for the whole chain, the
 // stage's input bytes for a stage. Every output is checked once against the CPU twins (MISMATCH in
 // the note); detect is checked on the response the GPU computed.
 #include <algorithm>
@@ -170,14 +171,37 @@ void bench_pipeline(Bench& b) {
       {"pipeline-harris", harris_step},        {"pipeline-detect", detect_step}};
   const double stage_bytes[] = {3.0 * w * h, 1.0 * w * h, 3.0 * w * h,
                                 1.0 * w * h, 1.0 * w * h, 4.0 * w * h};
-  // The chain: to_gray fused into the gaussian, then the rest (steps 2..5).
-  auto enqueue = [&] {
+  // The chain as the executor runs it on one stream (or a frame of one strip): to_gray fused into
+  // the gaussian; the histogram + stats on a side stream beside harris and the detection, its grid
+  // at ≥ 8 rows a warp (StagePlan::beside, GpuBinding::beside); joined at the end. enqueue_inline:
+  // everything on one stream, the histogram's persistent grid.
+  cudaStream_t side = nullptr;
+  JP_CUDA(cudaStreamCreateWithFlags(&side, cudaStreamNonBlocking));
+  cudaEvent_t fork = nullptr, join = nullptr;
+  JP_CUDA(cudaEventCreateWithFlags(&fork, cudaEventDisableTiming));
+  JP_CUDA(cudaEventCreateWithFlags(&join, cudaEventDisableTiming));
+  auto enqueue_branch = [&](const HistogramLaunchOptions& opt) {
+    fused_step();
+    JP_CUDA(cudaEventRecord(fork, st));
+    JP_CUDA(cudaStreamWaitEvent(side, fork, 0));
+    JP_CUDA(launch_histogram_stats(hp, blur.view(), bins.get<std::uint64_t>(),
+                                   stats.get<StatsAccum>(), 0, h, hist_ws.get(), side, opt));
+    JP_CUDA(cudaEventRecord(join, side));
+    harris_step();
+    detect_step();
+    JP_CUDA(cudaStreamWaitEvent(st, join, 0));
+  };
+  HistogramLaunchOptions beside_opt;
+  beside_opt.min_items_per_warp = 8;
+  auto enqueue = [&] { enqueue_branch(beside_opt); };
+  auto enqueue_inline = [&] {
     for (std::size_t i = 2; i < steps.size(); ++i) steps[i].second();
   };
 
   // ---- Check once (the gray image of the unfused to_gray, then the chain)
   to_gray_step();
   enqueue();
+  JP_CUDA(cudaStreamSynchronize(side));
   JP_CUDA(cudaStreamSynchronize(st));
   std::string mismatch;
   const HostImage got_gray = download(gray.view()), got_blur = download(blur.view());
@@ -224,7 +248,7 @@ void bench_pipeline(Bench& b) {
   const double frame_bytes = 3.0 * w * h;
   const double us_plain = b.time_us([&](int) { enqueue(); });
   b.add({"pipeline", "jetpipe-launches", s.name(), "photo", us_plain, frame_bytes,
-         "gray+gaussian fused, hist+stats, harris, detect; kernels only" + check});
+         "gray+gaussian fused, hist+stats beside harris + detect; kernels only" + check});
 
   // The graph with programmatic dependent launch between the kernels (kernels/block/pdl.cuh),
   // then without (side by side: what the overlap of each kernel's launch with the tail of the one
@@ -279,36 +303,19 @@ void bench_pipeline(Bench& b) {
     JP_CUDA(detect_workspace_init(det_ws.get(), st));
   }
 
-  // ---- The histogram + stats on a branch of the graph beside harris and the detection, its grid
-  // capped (so it leaves room on the SMs for harris' few warps), against the chain on one stream.
+  // ---- The histogram + stats in line (one stream), and beside harris and the detection with the
+  // persistent grid, against the executor's arrangement above (beside, ≥ 8 rows a warp).
   {
-    cudaStream_t side = nullptr;
-    JP_CUDA(cudaStreamCreateWithFlags(&side, cudaStreamNonBlocking));
-    cudaEvent_t fork = nullptr, join = nullptr;
-    JP_CUDA(cudaEventCreateWithFlags(&fork, cudaEventDisableTiming));
-    JP_CUDA(cudaEventCreateWithFlags(&join, cudaEventDisableTiming));
-    for (int blocks : {0, 66, 33, 16}) {
-      HistogramLaunchOptions opt;
-      opt.max_blocks = blocks;
-      const GraphTime g = time_graph(b, [&] {
-        fused_step();
-        JP_CUDA(cudaEventRecord(fork, st));
-        JP_CUDA(cudaStreamWaitEvent(side, fork, 0));
-        JP_CUDA(launch_histogram_stats(hp, blur.view(), bins.get<std::uint64_t>(),
-                                       stats.get<StatsAccum>(), 0, h, hist_ws.get(), side, opt));
-        JP_CUDA(cudaEventRecord(join, side));
-        harris_step();
-        detect_step();
-        JP_CUDA(cudaStreamWaitEvent(st, join, 0));
-      });
-      b.add({"pipeline-branch", "jetpipe-graph", s.name(), "photo", g.us, frame_bytes,
-             "hist+stats on a branch beside harris + detect, grid " +
-                 (blocks ? "capped at " + std::to_string(blocks) + " blocks" : "persistent")});
-    }
-    cudaEventDestroy(fork);
-    cudaEventDestroy(join);
-    cudaStreamDestroy(side);
+    const GraphTime inline_g = time_graph(b, enqueue_inline);
+    b.add({"pipeline-inline", "jetpipe-graph", s.name(), "photo", inline_g.us, frame_bytes,
+           "everything on one stream, hist+stats' persistent grid"});
+    const GraphTime persistent = time_graph(b, [&] { enqueue_branch(HistogramLaunchOptions{}); });
+    b.add({"pipeline-beside-persistent", "jetpipe-graph", s.name(), "photo", persistent.us,
+           frame_bytes, "hist+stats beside harris + detect, its persistent grid"});
   }
+  cudaEventDestroy(fork);
+  cudaEventDestroy(join);
+  cudaStreamDestroy(side);
 }
 
 }  // namespace jetpipe::bench
