@@ -455,8 +455,8 @@ class CudaExecutor : public Executor {
   // Which stages may run beside the others (StagePlan::beside; on frames of one strip, or on one
   // stream: strips on several streams already overlap stages): result-only stages of one pass
   // and no halo that some other launched stage follows (from the same input or later), so there
-  // is work to overlap. H100, the 1080p default chain as a CUDA graph: 50.0 µs with histogram +
-  // stats on the side branch, 54.1 µs in line (jetpipe-bench --area pipeline).
+  // is work to overlap. H100, the 1080p default chain as a CUDA graph: 48.7 µs with histogram +
+  // stats on the side branch, 55.3 µs in line (jetpipe-bench --area pipeline, docs/PERFORMANCE.md).
   void plan_beside() {
     auto launched = [&](std::size_t i) {
       return plans_[i].absorbed_by < 0 && plans_[i].fused_into < 0;
