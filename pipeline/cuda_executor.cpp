@@ -50,38 +50,6 @@ Memory parse_memory(const std::string& m) {
   throw config_error("memory '" + m + "' is not a CUDA strategy");
 }
 
-class Event {
- public:
-  explicit Event(bool timing) {
-    JP_CUDA(cudaEventCreateWithFlags(&e_, timing ? cudaEventDefault : cudaEventDisableTiming));
-  }
-  ~Event() {
-    if (e_) cudaEventDestroy(e_);
-  }
-  Event(Event&& o) noexcept : e_(std::exchange(o.e_, nullptr)) {}
-  Event& operator=(Event&&) = delete;
-  Event(const Event&) = delete;
-  cudaEvent_t get() const { return e_; }
-
- private:
-  cudaEvent_t e_ = nullptr;
-};
-
-class Stream {
- public:
-  Stream() { JP_CUDA(cudaStreamCreateWithFlags(&s_, cudaStreamNonBlocking)); }
-  ~Stream() {
-    if (s_) cudaStreamDestroy(s_);
-  }
-  Stream(Stream&& o) noexcept : s_(std::exchange(o.s_, nullptr)) {}
-  Stream& operator=(Stream&&) = delete;
-  Stream(const Stream&) = delete;
-  cudaStream_t get() const { return s_; }
-
- private:
-  cudaStream_t s_ = nullptr;
-};
-
 class GraphExec {
  public:
   explicit GraphExec(cudaGraph_t g) {
@@ -157,13 +125,13 @@ cudaError_t copy_rows(const ImageView& dst, const ImageView& src, int y0, int y1
 // One stage in one slot.
 struct StageSlot {
   std::unique_ptr<StageGpu> gpu;
-  std::vector<Event> done;  // per strip: its rows of the current pass written
-  std::vector<Event> t_end;  // per strip (timing): after the stage's last pass
-  Event joined{false};       // between passes: all strips (and the merge) done
-  Event t_merge0{true}, t_merge1{true};
-  Event t_side{true};        // a stage beside the others: its start on the side stream (timing)
-  bool beside = false;       // the current frame runs it beside the others (StagePlan::beside)
-  bool merged = false;       // the current frame ran a merge (timing)
+  std::vector<CudaEvent> done;   // per strip: its rows of the current pass written
+  std::vector<CudaEvent> t_end;  // per strip (timing): after the stage's last pass
+  CudaEvent joined{false};       // between passes: all strips (and the merge) done
+  CudaEvent t_merge0{true}, t_merge1{true};
+  CudaEvent t_side{true};  // a stage beside the others: its start on the side stream (timing)
+  bool beside = false;     // the current frame runs it beside the others (StagePlan::beside)
+  bool merged = false;     // the current frame ran a merge (timing)
 };
 
 // An image buffer of a slot: device memory, or (images asked for) pool memory.
@@ -174,15 +142,15 @@ struct SlotImage {
 
 struct Slot {
   int index = 0;
-  Stream main;
-  std::vector<Stream> streams;     // strip streams (empty: everything on main)
-  Event fork{false};
-  std::vector<Event> h2d_done;     // per strip
-  Event join{false};               // each strip stream's end, waited on by main in turn
-  Stream copy_in, copy_out;        // pinned-chunked with strip streams: the strips' copies
-  Stream side;                     // the stages that run beside the others (StagePlan::beside)
-  std::vector<Event> t_start, t_h2d, t_d2h0, t_d2h;  // per strip (timing)
-  Event t_begin{true}, t_finish{true}, complete{false};
+  CudaStream main;
+  std::vector<CudaStream> streams;  // strip streams (empty: everything on main)
+  CudaEvent fork{false};
+  std::vector<CudaEvent> h2d_done;  // per strip
+  CudaEvent join{false};            // each strip stream's end, waited on by main in turn
+  CudaStream copy_in, copy_out;     // pinned-chunked with strip streams: the strips' copies
+  CudaStream side;                  // the stages that run beside the others (StagePlan::beside)
+  std::vector<CudaEvent> t_start, t_h2d, t_d2h0, t_d2h;  // per strip (timing)
+  CudaEvent t_begin{true}, t_finish{true}, complete{false};
   std::vector<StageSlot> stages;
   std::map<std::string, SlotImage> images;  // device images by name (the frame included)
   std::map<std::vector<std::uintptr_t>, std::unique_ptr<GraphExec>> graphs;
@@ -1011,7 +979,7 @@ class CudaExecutor : public Executor {
   int timing_every_ = 1;                   // profile key timing_every
   std::size_t started_ = 0;                // frames started (which ones are timed)
   bool timing_now_ = false;                // the frame being queued records timing events
-  Event origin_{true};
+  CudaEvent origin_{true};
 };
 
 }  // namespace

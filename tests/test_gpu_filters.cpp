@@ -76,17 +76,7 @@ std::vector<Case> make_cases(int variants, const std::vector<int>& big_variants)
 
 // ---- Harness -----------------------------------------------------------------------------------
 
-class Stream {
- public:
-  Stream() { JP_CUDA(cudaStreamCreateWithFlags(&s_, cudaStreamNonBlocking)); }
-  ~Stream() { cudaStreamDestroy(s_); }
-  Stream(const Stream&) = delete;
-  Stream& operator=(const Stream&) = delete;
-  cudaStream_t get() const { return s_; }
-
- private:
-  cudaStream_t s_ = nullptr;
-};
+using Stream = CudaStream;  // pipeline/core/cuda_memory.h
 
 // test::upload, test::poison_device and plain cudaMemcpy work on the legacy default stream, which
 // does not order work against a cudaStreamNonBlocking stream such as Stream's (and a pageable

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Move-only owners of CUDA memory (CUDA builds only): device buffers, pitched device images, pinned
-// and mapped host buffers. Allocation happens when a pipeline is built, never per frame.
+// and mapped host buffers; and of CUDA streams and events. Allocation happens when a pipeline is
+// built, never per frame.
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -85,6 +86,41 @@ class DeviceImage {
  private:
   void* owned_ = nullptr;
   ImageView view_;
+};
+
+// A non-blocking stream (never ordered against the legacy default stream).
+class CudaStream {
+ public:
+  CudaStream() { JP_CUDA(cudaStreamCreateWithFlags(&s_, cudaStreamNonBlocking)); }
+  ~CudaStream() {
+    if (s_) cudaStreamDestroy(s_);
+  }
+  CudaStream(CudaStream&& o) noexcept : s_(std::exchange(o.s_, nullptr)) {}
+  CudaStream& operator=(CudaStream&&) = delete;
+  CudaStream(const CudaStream&) = delete;
+  cudaStream_t get() const { return s_; }
+
+ private:
+  cudaStream_t s_ = nullptr;
+};
+
+// An event; with `timing`, one that records time (cudaEventElapsedTime), else a lighter one for
+// ordering only.
+class CudaEvent {
+ public:
+  explicit CudaEvent(bool timing) {
+    JP_CUDA(cudaEventCreateWithFlags(&e_, timing ? cudaEventDefault : cudaEventDisableTiming));
+  }
+  ~CudaEvent() {
+    if (e_) cudaEventDestroy(e_);
+  }
+  CudaEvent(CudaEvent&& o) noexcept : e_(std::exchange(o.e_, nullptr)) {}
+  CudaEvent& operator=(CudaEvent&&) = delete;
+  CudaEvent(const CudaEvent&) = delete;
+  cudaEvent_t get() const { return e_; }
+
+ private:
+  cudaEvent_t e_ = nullptr;
 };
 
 // Pinned (page-locked) host memory; with `mapped`, also visible to the device (zero-copy).

@@ -157,10 +157,11 @@ void bench_pipeline(Bench& b) {
   auto fused_step = [&] {
     JP_CUDA(launch_gaussian(gp, FilterSource(bgr.view()), blur.view(), 0, h, st));
   };
-  auto hist_stats_step = [&] {
+  auto hist_stats_on = [&](cudaStream_t stream, const HistogramLaunchOptions& opt) {
     JP_CUDA(launch_histogram_stats(hp, blur.view(), bins.get<std::uint64_t>(),
-                                   stats.get<StatsAccum>(), 0, h, hist_ws.get(), st));
+                                   stats.get<StatsAccum>(), 0, h, hist_ws.get(), stream, opt));
   };
+  auto hist_stats_step = [&] { hist_stats_on(st, HistogramLaunchOptions{}); };
   auto harris_step = [&] { JP_CUDA(launch_harris(harris, blur_src, response.view(), 0, h, st)); };
   auto detect_step = [&] {
     JP_CUDA(launch_detect(dp, response.view(), 0, h, det_ws.get(), det, st));
@@ -175,21 +176,17 @@ void bench_pipeline(Bench& b) {
   // the gaussian; the histogram + stats on a side stream beside harris and the detection, its grid
   // at ≥ 8 rows a warp (StagePlan::beside, GpuBinding::beside); joined at the end. enqueue_inline:
   // everything on one stream, the histogram's persistent grid.
-  cudaStream_t side = nullptr;
-  JP_CUDA(cudaStreamCreateWithFlags(&side, cudaStreamNonBlocking));
-  cudaEvent_t fork = nullptr, join = nullptr;
-  JP_CUDA(cudaEventCreateWithFlags(&fork, cudaEventDisableTiming));
-  JP_CUDA(cudaEventCreateWithFlags(&join, cudaEventDisableTiming));
+  const CudaStream side;
+  const CudaEvent fork(false), join(false);
   auto enqueue_branch = [&](const HistogramLaunchOptions& opt) {
     fused_step();
-    JP_CUDA(cudaEventRecord(fork, st));
-    JP_CUDA(cudaStreamWaitEvent(side, fork, 0));
-    JP_CUDA(launch_histogram_stats(hp, blur.view(), bins.get<std::uint64_t>(),
-                                   stats.get<StatsAccum>(), 0, h, hist_ws.get(), side, opt));
-    JP_CUDA(cudaEventRecord(join, side));
+    JP_CUDA(cudaEventRecord(fork.get(), st));
+    JP_CUDA(cudaStreamWaitEvent(side.get(), fork.get(), 0));
+    hist_stats_on(side.get(), opt);
+    JP_CUDA(cudaEventRecord(join.get(), side.get()));
     harris_step();
     detect_step();
-    JP_CUDA(cudaStreamWaitEvent(st, join, 0));
+    JP_CUDA(cudaStreamWaitEvent(st, join.get(), 0));
   };
   HistogramLaunchOptions beside_opt;
   beside_opt.min_items_per_warp = 8;
@@ -201,8 +198,7 @@ void bench_pipeline(Bench& b) {
   // ---- Check once (the gray image of the unfused to_gray, then the chain)
   to_gray_step();
   enqueue();
-  JP_CUDA(cudaStreamSynchronize(side));
-  JP_CUDA(cudaStreamSynchronize(st));
+  JP_CUDA(cudaStreamSynchronize(st));  // (joined with the side stream)
   std::string mismatch;
   const HostImage got_gray = download(gray.view()), got_blur = download(blur.view());
   if (!same_pixels(got_gray.view(), want_gray.view())) mismatch += " to_gray";
@@ -313,9 +309,6 @@ void bench_pipeline(Bench& b) {
     b.add({"pipeline-beside-persistent", "jetpipe-graph", s.name(), "photo", persistent.us,
            frame_bytes, "hist+stats beside harris + detect, its persistent grid"});
   }
-  cudaEventDestroy(fork);
-  cudaEventDestroy(join);
-  cudaStreamDestroy(side);
 }
 
 }  // namespace jetpipe::bench
