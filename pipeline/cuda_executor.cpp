@@ -307,6 +307,8 @@ class CudaExecutor : public Executor {
 
  private:
   bool single_stream() const { return streams_ <= 1 && memory_ != Memory::kPinnedChunked; }
+  // Whether a frame of `strips` strips runs the StagePlan::beside stages on the side stream.
+  bool beside_on(int strips) const { return single_stream() || strips == 1; }
 
   // Which stage writes each stage's input, which outputs are kept, what fuses.
   void plan() {
@@ -562,7 +564,7 @@ class CudaExecutor : public Executor {
       b.strips = strips;
       b.results = results_;
       b.stream = slot.main.get();
-      b.beside = plans_[i].beside && (single_stream() || strips == 1);
+      b.beside = plans_[i].beside && beside_on(strips);
       changed |= slot.stages[i].gpu->bind(b);
     }
     if (changed) slot.graphs.clear();
@@ -677,7 +679,7 @@ class CudaExecutor : public Executor {
     // Stages, pass by pass, strip by strip; a stage beside the others as soon as its input is
     // written.
     bool side_used = false;
-    const bool beside_now = !multi || strips == 1;  // as bound (start)
+    const bool beside_now = beside_on(strips);  // as bound (start)
     auto launch_beside = [&](int producer) {
       for (std::size_t i = 0; i < plans_.size(); ++i) {
         if (!slot.stages[i].beside || plans_[i].producer != producer) continue;

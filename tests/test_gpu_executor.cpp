@@ -211,6 +211,15 @@ INSTANTIATE_TEST_SUITE_P(Configs, GpuExecutor, ::testing::ValuesIn(config_files(
                            return n;
                          });
 
+// Submits the committed sample frames (4), read into the executor's pool memory.
+void submit_sample_frames(Executor& exec) {
+  SourceOptions opt;
+  opt.allocator = exec.allocator();
+  auto src = open_source(std::string("frames://") + JETPIPE_TEST_DATA + "/regression/frames", opt);
+  Frame f;
+  while (src->next(&f)) exec.submit(std::move(f));
+}
+
 // Per-stage GPU times come from events: every stage that ran has a positive time; timing: strips
 // gives a copy span per strip, timing: stages one for the frame.
 TEST(GpuExecutorTiming, StageTimesAndSpansArePositive) {
@@ -222,12 +231,7 @@ TEST(GpuExecutorTiming, StageTimesAndSpansArePositive) {
       SCOPED_TRACE(std::string(timing) + (graphs ? " graphs" : " streams"));
       std::unique_ptr<Executor> exec =
           make_executor(cfg, profile("pinned-chunked", 4, 2, graphs, timing), {"blur"});
-      SourceOptions opt;
-      opt.allocator = exec->allocator();
-      auto src =
-          open_source(std::string("frames://") + JETPIPE_TEST_DATA + "/regression/frames", opt);
-      Frame f;
-      while (src->next(&f)) exec->submit(std::move(f));
+      submit_sample_frames(*exec);
       FrameRecord rec;
       int n = 0;
       while (exec->take(&rec, true)) {
@@ -258,11 +262,7 @@ TEST(GpuExecutorTiming, StageTimesAndSpansArePositive) {
   PlatformProfile every = profile("pinned-chunked", 4, 2, true, "stages");
   every.timing_every = 2;
   std::unique_ptr<Executor> exec = make_executor(cfg, every, {});
-  SourceOptions opt;
-  opt.allocator = exec->allocator();
-  auto src = open_source(std::string("frames://") + JETPIPE_TEST_DATA + "/regression/frames", opt);
-  Frame f;
-  while (src->next(&f)) exec->submit(std::move(f));
+  submit_sample_frames(*exec);
   FrameRecord rec;
   int n = 0;
   while (exec->in_flight() > 0 && exec->take(&rec, true)) {
@@ -276,8 +276,8 @@ TEST(GpuExecutorTiming, StageTimesAndSpansArePositive) {
 }
 
 // On one stream, the histogram (+ stats) runs on the side stream beside harris and the detection
-// (StagePlan::beside): the executor says so, the stage has its own timeline row and a positive
-// time, and the results equal the host's (the strategy tests above cover every configuration).
+// (StagePlan::beside): the executor says so, and the stage has its own timeline row and a positive
+// time (its results: the strategy tests above, which compare every configuration with the host).
 TEST(GpuExecutorTiming, HistogramBesideTheChainOnOneStream) {
   JP_REQUIRE_GPU();
   const PipelineConfig cfg =
@@ -287,12 +287,7 @@ TEST(GpuExecutorTiming, HistogramBesideTheChainOnOneStream) {
     std::unique_ptr<Executor> exec =
         make_executor(cfg, profile("zero-copy", 1, 2, graphs, "stages"), {});
     EXPECT_NE(exec->describe().find("beside: hist"), std::string::npos) << exec->describe();
-    SourceOptions opt;
-    opt.allocator = exec->allocator();
-    auto src =
-        open_source(std::string("frames://") + JETPIPE_TEST_DATA + "/regression/frames", opt);
-    Frame f;
-    while (src->next(&f)) exec->submit(std::move(f));
+    submit_sample_frames(*exec);
     FrameRecord rec;
     int n = 0;
     while (exec->in_flight() > 0 && exec->take(&rec, true)) {
