@@ -114,7 +114,8 @@ cudaError_t launch_detect(const DetectParams& p, const ImageView& response, int 
 
 // Strips: how partial results merge. For the strips [a0, a1), [a1, a2), … that partition the rows
 // [y0, y1) of one frame, all with one workspace:
-//   1. launch_detect_max for every strip (quality only; a no-op otherwise),
+//   1. launch_detect_max for every strip (quality only; a no-op otherwise), or the response's
+//      maximum gathered into detect_max_slot(workspace) by the kernels writing it,
 //   2. after ALL of step 1: launch_detect_candidates for every strip (any order, any streams: the
 //      strips append to one candidate set),
 //   3. after ALL of step 2: launch_detect_finish once, over [y0, y1).
@@ -123,6 +124,10 @@ cudaError_t launch_detect(const DetectParams& p, const ImageView& response, int 
 // the candidates overflowed the buffer, re-runs the NMS over [y0, y1)).
 cudaError_t launch_detect_max(const DetectParams& p, const ImageView& response, int y0, int y1,
                               void* workspace, cudaStream_t stream);
+// Where launch_detect_max gathers the maximum in the workspace (an order key, kernels/block/
+// max_key.cuh; reset by each finish): the kernel that writes the response may gather it there
+// itself as it writes every row of the frame (launch_harris_max), in place of step 1.
+std::uint32_t* detect_max_slot(void* workspace);
 cudaError_t launch_detect_candidates(const DetectParams& p, const ImageView& response, int y0,
                                      int y1, void* workspace, cudaStream_t stream);
 cudaError_t launch_detect_finish(const DetectParams& p, const ImageView& response, int y0, int y1,

@@ -91,11 +91,9 @@ cudaError_t launch_fast(const Src& src, const dev::HarrisArgs& a, int rows_per_w
   }
 }
 
-}  // namespace
-
-cudaError_t launch_harris_rows(const HarrisParams& p, const FilterSource& src, const ImageView& dst,
-                               int y0, int y1, cudaStream_t stream, FilterPath path,
-                               int rows_per_warp, int lane_cols) {
+cudaError_t launch_impl(const HarrisParams& p, const FilterSource& src, const ImageView& dst,
+                        int y0, int y1, cudaStream_t stream, FilterPath path, int rows_per_warp,
+                        int lane_cols, std::uint32_t* max_key) {
   if (cudaError_t e = dev::check_filter_views(src.view, dst, PixelFormat::kF32, y0, y1)) return e;
   if (p.block_size < 1 || p.block_size > kHarrisMaxBlock ||
       (p.ksize != 1 && p.ksize != 3 && p.ksize != 5 && p.ksize != 7)) {
@@ -132,6 +130,7 @@ cudaError_t launch_harris_rows(const HarrisParams& p, const FilterSource& src, c
   a.dst = dst.data;
   a.pitch = dst.pitch;
   a.aligned4 = dev::aligned_to(dst, 4);
+  a.max_key = max_key;
   const std::size_t smem = dev::HarrisGeom(a.bs, a.anchor, a.r).smem_bytes();
   if (smem > 48 * 1024) return cudaErrorInvalidValue;  // not reached for block_size ≤ 31
   // The fast kernel's lane width: the policy's by the launch's pixels (4 columns a lane for small
@@ -154,9 +153,24 @@ cudaError_t launch_harris_rows(const HarrisParams& p, const FilterSource& src, c
   });
 }
 
+}  // namespace
+
+cudaError_t launch_harris_rows(const HarrisParams& p, const FilterSource& src, const ImageView& dst,
+                               int y0, int y1, cudaStream_t stream, FilterPath path,
+                               int rows_per_warp, int lane_cols, std::uint32_t* max_key) {
+  return launch_impl(p, src, dst, y0, y1, stream, path, rows_per_warp, lane_cols, max_key);
+}
+
 cudaError_t launch_harris(const HarrisParams& p, const FilterSource& src, const ImageView& dst,
                           int y0, int y1, cudaStream_t stream, FilterPath path) {
-  return launch_harris_rows(p, src, dst, y0, y1, stream, path, 0, 0);
+  return launch_impl(p, src, dst, y0, y1, stream, path, 0, 0, nullptr);
+}
+
+cudaError_t launch_harris_max(const HarrisParams& p, const FilterSource& src, const ImageView& dst,
+                              int y0, int y1, std::uint32_t* max_key, cudaStream_t stream,
+                              FilterPath path) {
+  if (max_key == nullptr) return cudaErrorInvalidValue;
+  return launch_impl(p, src, dst, y0, y1, stream, path, 0, 0, max_key);
 }
 
 }  // namespace jetpipe

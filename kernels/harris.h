@@ -42,6 +42,8 @@ void harris_ref(const HarrisParams& p, const ImageView& src, const ImageView& ds
 #if JETPIPE_HAVE_CUDA
 #include <driver_types.h>
 
+#include <cstdint>
+
 #include "kernels/texture.h"
 
 namespace jetpipe {
@@ -55,6 +57,15 @@ namespace jetpipe {
 // Asynchronous on `stream`; no allocation; returns the launch's error.
 cudaError_t launch_harris(const HarrisParams& p, const FilterSource& src, const ImageView& dst,
                           int y0, int y1, cudaStream_t stream, FilterPath path = FilterPath::kAuto);
+
+// launch_harris that also gathers the maximum of the rows it writes into *max_key: the order key
+// of kernels/block/max_key.cuh, raised with atomicMax (one per warp at most), so launches over the
+// strips of a frame leave the frame's maximum there. For a detection with quality reading this
+// response: pass detect_max_slot(its workspace) and skip launch_detect_max (kernels/detect.h).
+// max_key must not be null (cudaErrorInvalidValue).
+cudaError_t launch_harris_max(const HarrisParams& p, const FilterSource& src, const ImageView& dst,
+                              int y0, int y1, std::uint32_t* max_key, cudaStream_t stream,
+                              FilterPath path = FilterPath::kAuto);
 
 }  // namespace jetpipe
 #endif  // JETPIPE_HAVE_CUDA

@@ -24,6 +24,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -671,6 +672,82 @@ std::vector<Case> harris_fast_cases() {
 }
 INSTANTIATE_TEST_SUITE_P(Geometry, GpuHarrisFast, ::testing::ValuesIn(harris_fast_cases()),
                          case_name);
+
+// launch_harris_max: the response as launch_harris writes it, and the maximum of all of it
+// gathered over three strips into one key (the detection's quality threshold reads it): the fast
+// kernel with 8- and 4-column lanes and several rows per warp, its edge tiles and the tile engine
+// (ksize 5, and widths under a strip), every border mode.
+#if JETPIPE_HAVE_CUDA
+std::uint32_t host_order_key(float s) {  // kernels/block/max_key.cuh's, on the host
+  std::uint32_t b;
+  std::memcpy(&b, &s, sizeof b);
+  if (b == 0x80000000u) b = 0;
+  return (b & 0x80000000u) ? ~b : (b | 0x80000000u);
+}
+#endif
+
+TEST(GpuHarrisMax, GathersTheMaximumOverStrips) {
+  JP_REQUIRE_GPU();
+#if JETPIPE_HAVE_CUDA
+  const std::uint32_t seed = fresh_seed();
+  std::mt19937 rng(seed);
+  Stream st;
+  DeviceBuffer key(sizeof(std::uint32_t));
+  for (const Size2& size :
+       {Size2{1, 1}, Size2{113, 113}, Size2{297, 19}, Size2{1040, 40}, Size2{1920, 1080}}) {
+    const HostImage src = random_image(size.w, size.h, PixelFormat::kGray8, rng);
+    const DeviceImage dsrc = test::upload(src.view());
+    for (int b = 0; b < kBorderCount; ++b) {
+      for (const auto& [block, ksize, rows, lanes] :
+           {std::array<int, 4>{3, 3, 0, 0}, std::array<int, 4>{3, 3, 3, 4},
+            std::array<int, 4>{5, 3, 16, 8}, std::array<int, 4>{3, 5, 0, 0}}) {
+        SCOPED_TRACE(std::to_string(size.w) + "x" + std::to_string(size.h) + " " +
+                     kBorders[b].name + " block " + std::to_string(block) + " ksize " +
+                     std::to_string(ksize) + " rows " + std::to_string(rows) + " lanes " +
+                     std::to_string(lanes) + " seed " + std::to_string(seed));
+        HarrisParams p;
+        p.block_size = block;
+        p.ksize = ksize;
+        p.border = kBorders[b].border;
+        HostImage want(size.w, size.h, PixelFormat::kF32);
+        harris_ref(p, src.view(), want.view(), 0, size.h);
+        float max = -INFINITY;
+        for (int y = 0; y < size.h; ++y) {
+          for (int x = 0; x < size.w; ++x) max = std::max(max, want.view().at<float>(x, y));
+        }
+        DeviceImage out(size.w, size.h, PixelFormat::kF32);
+        test::poison_device(out.view());
+        ASSERT_EQ(cudaMemsetAsync(key.get(), 0, sizeof(std::uint32_t), st.get()), cudaSuccess);
+        const int cut[4] = {0, size.h / 3, 2 * size.h / 3, size.h};
+        for (int k = 0; k < 3; ++k) {
+          auto* slot = static_cast<std::uint32_t*>(key.get());
+          ASSERT_EQ(rows == 0 && lanes == 0
+                        ? launch_harris_max(p, dsrc.view(), out.view(), cut[k], cut[k + 1], slot,
+                                            st.get())
+                        : launch_harris_rows(p, dsrc.view(), out.view(), cut[k], cut[k + 1],
+                                             st.get(), FilterPath::kAuto, rows, lanes, slot),
+                    cudaSuccess);
+        }
+        std::uint32_t got = 0;
+        ASSERT_EQ(cudaMemcpyAsync(&got, key.get(), sizeof got, cudaMemcpyDeviceToHost, st.get()),
+                  cudaSuccess);
+        ASSERT_EQ(cudaStreamSynchronize(st.get()), cudaSuccess);
+        EXPECT_EQ(got, host_order_key(max)) << "maximum " << max;
+        const HostImage back = test::download(out.view());
+        int differ = 0;
+        for (int y = 0; y < size.h; ++y) {
+          differ += std::memcmp(back.view().row<std::uint8_t>(y), want.view().row<std::uint8_t>(y),
+                                want.view().row_bytes()) != 0;
+        }
+        EXPECT_EQ(differ, 0) << "rows of the response differ from the twin's";
+      }
+    }
+  }
+  DeviceImage in(32, 8, PixelFormat::kGray8), out(32, 8, PixelFormat::kF32);
+  EXPECT_EQ(launch_harris_max(HarrisParams{}, in.view(), out.view(), 0, 8, nullptr, st.get()),
+            cudaErrorInvalidValue);
+#endif
+}
 
 // ---- launcher contract -------------------------------------------------------------------------
 

@@ -40,6 +40,7 @@
 #include "kernels/block/filter_launch.cuh"
 #include "kernels/block/filter_source.cuh"
 #include "kernels/block/harris_tile.cuh"
+#include "kernels/block/max_key.cuh"
 #include "kernels/block/pdl.cuh"
 #include "kernels/tuning_filters.h"
 
@@ -130,9 +131,10 @@ __device__ __forceinline__ double i32_to_double(std::uint32_t v) {  // v: an int
                    4503601774854144.0);
 }
 
+// Returns the maximum of the values this lane wrote (−inf where none).
 template <int BS, int LC, class Src>
-__device__ __forceinline__ void harris_strip(const Src& src, const HarrisFastArgs& fa, int x,
-                                             bool out_lane, int ys, int ye) {
+__device__ __forceinline__ float harris_strip(const Src& src, const HarrisFastArgs& fa, int x,
+                                              bool out_lane, int ys, int ye) {
   constexpr int A = BS / 2;  // box anchor: columns / rows x − A .. x + BS − 1 − A
   constexpr int B = BS - 1 - A;
   constexpr int NP = LC / 2;  // pairs a lane
@@ -157,6 +159,7 @@ __device__ __forceinline__ void harris_strip(const Src& src, const HarrisFastArg
   // leave V unchanged.
   std::uint32_t ring[BS][LC], ring_y[kPacked ? 1 : BS][LC];
   std::uint32_t vxx[LC], vxy[LC], vyy[LC];
+  float written_max = -INFINITY;
 #pragma unroll
   for (int k = 0; k < LC; ++k) {
     vxx[k] = vxy[k] = vyy[k] = 0;
@@ -282,6 +285,8 @@ __device__ __forceinline__ void harris_strip(const Src& src, const HarrisFastArg
                                      a.s2, a.k);
           }
           if (out_lane) {
+#pragma unroll
+            for (int k = 0; k < LC; ++k) written_max = fmaxf(written_max, out[k]);
             float4* d = reinterpret_cast<float4*>(a.dst + static_cast<std::size_t>(y) * a.pitch +
                                                   4 * static_cast<std::size_t>(x));
 #pragma unroll
@@ -293,6 +298,7 @@ __device__ __forceinline__ void harris_strip(const Src& src, const HarrisFastArg
       }
     }
   }
+  return written_max;
 }
 
 // Blocks per SM the registers must allow (a cap the compiler meets without spilling).
@@ -314,18 +320,22 @@ __global__ void __launch_bounds__(kHarrisFastThreads, harris_fast_min_blocks<BS,
     const int w = static_cast<int>((blk.fast_block * kHarrisFastThreads + threadIdx.x) >> 5);
     if (w >= fa.warps_fast) return;  // whole warps
     const int X0 = min(16 + w * HarrisLanes<LC>::kOut, fa.x0_last);
-    harris_strip<BS, LC>(src, fa, X0 - LC + LC * lane, lane >= 1 && lane <= 30, blk.ys, blk.ye);
+    const float m =
+        harris_strip<BS, LC>(src, fa, X0 - LC + LC * lane, lane >= 1 && lane <= 30, blk.ys, blk.ye);
+    if (fa.t.max_key != nullptr) publish_max(fa.t.max_key, m);
     return;
   }
   // Edge tiles (the tile engine), edge_rows rows a block.
   extern __shared__ __align__(16) std::uint8_t smem[];
   const int tx0 = blk.left ? 0 : fa.edge_x0;
   const int x_end = blk.left ? 16 : fa.t.width;
+  float m = -INFINITY;
   for (int ty0 = blk.ys; ty0 < blk.ye; ty0 += kHarrisTileH) {
     if (ty0 != blk.ys) __syncthreads();  // the previous tile's reads of smem are done
-    harris_tile(src, fa.t, tx0, ty0, min(kHarrisTileH, blk.ye - ty0), x_end, smem, threadIdx.x,
-                kHarrisFastThreads);
+    m = fmaxf(m, harris_tile(src, fa.t, tx0, ty0, min(kHarrisTileH, blk.ye - ty0), x_end, smem,
+                             threadIdx.x, kHarrisFastThreads));
   }
+  if (fa.t.max_key != nullptr) publish_max(fa.t.max_key, m);
 }
 
 // Whether the fast kernel with LC-column lanes takes a launch: ksize 3, block_size 3..7, an input

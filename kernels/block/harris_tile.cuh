@@ -19,6 +19,7 @@
 #include <cstdint>
 
 #include "kernels/block/filter_source.cuh"
+#include "kernels/block/max_key.cuh"
 #include "kernels/tuning_filters.h"
 #include "pipeline/core/border.h"
 
@@ -38,6 +39,9 @@ struct HarrisArgs {
   std::uint8_t* dst;
   std::size_t pitch;
   bool aligned4;  // F32 rows 4-byte aligned
+  // Where the kernels gather the maximum of what they write (an order key, max_key.cuh; one
+  // atomicMax per warp at most), or null.
+  std::uint32_t* max_key;
 };
 
 // R from the exact sums (as doubles: exact, |sum| < 2^47), harris.h's operations in its order.
@@ -85,11 +89,11 @@ __device__ __forceinline__ int derivative(const std::uint8_t* img, int stride, i
 // Outputs of columns [tx0, min(tx0 + kHarrisTileW, x_end)) and rows [ty0, ty0 + th) (th ≤
 // kHarrisTileH), tx0 a multiple of 16. smem: HarrisGeom(bs, anchor, r).smem_bytes(), 16-byte
 // aligned. Ends with every thread past its last shared-memory access (a following call may reuse
-// smem after a __syncthreads).
+// smem after a __syncthreads). Returns the maximum of the values this thread wrote (−inf: none).
 template <class Src>
-__device__ __forceinline__ void harris_tile(const Src& src, const HarrisArgs& a, int tx0, int ty0,
-                                            int th, int x_end, std::uint8_t* smem, int tid,
-                                            int nthreads) {
+__device__ __forceinline__ float harris_tile(const Src& src, const HarrisArgs& a, int tx0, int ty0,
+                                             int th, int x_end, std::uint8_t* smem, int tid,
+                                             int nthreads) {
   const HarrisGeom g(a.bs, a.anchor, a.r);
   std::uint8_t* img = smem;
   int* gx = reinterpret_cast<int*>(smem + g.img_bytes());
@@ -141,6 +145,7 @@ __device__ __forceinline__ void harris_tile(const Src& src, const HarrisArgs& a,
     __syncthreads();
   }
 
+  float written_max = -INFINITY;
   for (int i = tid; i < kHarrisTileW * th; i += nthreads) {
     const int oy = i / kHarrisTileW, ox = i % kHarrisTileW;
     const int x = tx0 + ox, y = ty0 + oy;
@@ -157,6 +162,7 @@ __device__ __forceinline__ void harris_tile(const Src& src, const HarrisArgs& a,
     }
     const float v =
         harris_response(__ll2double_rn(sxx), __ll2double_rn(sxy), __ll2double_rn(syy), a.s2, a.k);
+    written_max = fmaxf(written_max, v);
     std::uint8_t* row = a.dst + static_cast<std::size_t>(y) * a.pitch;
     if (a.aligned4) {
       reinterpret_cast<float*>(row)[x] = v;
@@ -165,6 +171,7 @@ __device__ __forceinline__ void harris_tile(const Src& src, const HarrisArgs& a,
       for (int b = 0; b < 4; ++b) row[4 * x + b] = static_cast<std::uint8_t>(u >> (8 * b));
     }
   }
+  return written_max;
 }
 
 // Grid: x = ceil(width / kHarrisTileW), y = ceil((y1 − y0) / kHarrisTileH); kHarrisThreads.
@@ -174,8 +181,9 @@ __global__ void __launch_bounds__(kHarrisThreads)
   extern __shared__ __align__(16) std::uint8_t smem[];
   const int tx0 = static_cast<int>(blockIdx.x) * kHarrisTileW;
   const int ty0 = a.y0 + static_cast<int>(blockIdx.y) * kHarrisTileH;
-  harris_tile(src, a, tx0, ty0, min(kHarrisTileH, a.y1 - ty0), a.width, smem, threadIdx.x,
-              kHarrisThreads);
+  const float m = harris_tile(src, a, tx0, ty0, min(kHarrisTileH, a.y1 - ty0), a.width, smem,
+                              threadIdx.x, kHarrisThreads);
+  if (a.max_key != nullptr) publish_max(a.max_key, m);
 }
 
 }  // namespace jetpipe::dev
