@@ -85,6 +85,9 @@ struct StagePlan {
   // input is written, beside the stages after it (a result-only stage of one pass, e.g. histogram
   // + stats beside harris and the detection); joined back at the frame's end.
   bool beside = false;
+  // Its input's maximum is gathered by its producer's launches (StageGpu::feed_maximum: harris
+  // into a detection with quality, whose own maximum pass then launches nothing).
+  bool max_fed = false;
 };
 
 // The input rows a strip [y0, y1) with this halo may read in an image of h rows: the window
@@ -417,6 +420,25 @@ class CudaExecutor : public Executor {
         throw Error(plans_[plans_[b].fused_into].stage->label() +
                     ": fusion differs between frame slots");
       }
+    }
+    // Maximum feeding: a launched producer gathers its output's maximum for a reader that uses it
+    // (harris into the detection: the detection's pass over the response for its maximum goes).
+    for (std::size_t b = 0; b < plans_.size(); ++b) {
+      const int p = plans_[b].producer;
+      if (index == 0) {
+        if (p < 0 || plans_[b].absorbed_by >= 0 || plans_[b].fused_into >= 0 ||
+            plans_[p].absorbed_by >= 0 || plans_[p].fused_into >= 0 ||
+            !slot->stages[b].gpu->wants_maximum() ||
+            !slot->stages[p].gpu->feed_maximum(*slot->stages[b].gpu)) {
+          continue;
+        }
+        plans_[b].max_fed = true;
+        fusions_ += (fusions_.empty() ? "" : "; ") + plans_[p].stage->name() + "'s maximum into " +
+                    plans_[b].stage->name();
+      } else if (plans_[b].max_fed && !slot->stages[p].gpu->feed_maximum(*slot->stages[b].gpu)) {
+        throw Error(plans_[b].stage->label() + ": fusion differs between frame slots");
+      }
+      if (plans_[b].max_fed) slot->stages[b].gpu->set_maximum_fed();
     }
     if (index == 0) plan_beside();
     return slot;

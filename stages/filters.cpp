@@ -57,14 +57,30 @@ class FilterGpu : public StageGpu {
   bool fuse_producer(const Stage& producer) override {
     return std::is_same_v<P, GaussianParams> && producer.type() == "to_gray";
   }
+  // harris gathers its response's maximum for a detection with quality reading it.
+  bool feed_maximum(StageGpu& reader) override {
+    if (!std::is_same_v<P, HarrisParams> || max_reader_ != nullptr || !reader.wants_maximum()) {
+      return false;
+    }
+    max_reader_ = &reader;
+    return true;
+  }
   void launch(int, int, int y0, int y1, GpuStream stream) override {
-    check_stage_launch(
-        GpuLauncher<P>::launch(p_, FilterSource(in_, *texture_), out_, y0, y1, stream,
-                               FilterPath::kAuto),
-        label_, "the filter launch");
+    const FilterSource src(in_, *texture_);
+    if constexpr (std::is_same_v<P, HarrisParams>) {
+      if (max_reader_ != nullptr) {
+        check_stage_launch(launch_harris_max(p_, src, out_, y0, y1, max_reader_->maximum_slot(),
+                                             stream, FilterPath::kAuto),
+                           label_, "launch_harris_max");
+        return;
+      }
+    }
+    check_stage_launch(GpuLauncher<P>::launch(p_, src, out_, y0, y1, stream, FilterPath::kAuto),
+                       label_, "the filter launch");
   }
 
  private:
+  StageGpu* max_reader_ = nullptr;  // feed_maximum's reader
   P p_;
   std::string label_;
   ImageView in_, out_;

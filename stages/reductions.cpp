@@ -194,8 +194,15 @@ class DetectGpu : public StageGpu {
     }
     return changed;
   }
+  // With quality: the maximum of pass 0, or gathered by the response's producer (harris).
+  bool wants_maximum() const override { return p_.use_quality; }
+  void set_maximum_fed() override { max_fed_ = true; }
+  std::uint32_t* maximum_slot() override {
+    return p_.use_quality && ws_.get() != nullptr ? detect_max_slot(ws_.get()) : nullptr;
+  }
   void launch(int pass, int, int y0, int y1, GpuStream stream) override {
     if (p_.use_quality && pass == 0) {
+      if (max_fed_) return;  // the producer's launches gathered it (all strips: pass 1 waits)
       check_stage_launch(launch_detect_max(p_, in_, y0, y1, ws_.get(), stream), label_,
                          "launch_detect_max");
     } else {
@@ -217,6 +224,7 @@ class DetectGpu : public StageGpu {
  private:
   DetectParams p_;
   std::string label_;
+  bool max_fed_ = false;
   ImageView in_;
   ResultBuffer out_;
   DeviceBuffer ws_;

@@ -74,6 +74,17 @@ class StageGpu {
   // the producer, never allocates its output, and binds this stage to the producer's input. Called
   // once, before the first bind.
   virtual bool fuse_producer(const Stage& /*producer*/) { return false; }
+  // Maximum feeding: `reader`, a later stage reading this stage's output image, uses that image's
+  // maximum (wants_maximum); this stage may gather it as it writes the image, into the reader's
+  // maximum_slot(), sparing the reader a pass over the image (harris into a detection with
+  // quality). Returns true if so; the executor then calls reader.set_maximum_fed(). Called once,
+  // before the first bind.
+  virtual bool feed_maximum(StageGpu& /*reader*/) { return false; }
+  virtual bool wants_maximum() const { return false; }
+  virtual void set_maximum_fed() {}
+  // Where a producer gathers this stage's input maximum (an order key, kernels/block/max_key.cuh),
+  // valid from this stage's bind for the frame until the next bind; null when not wanted.
+  virtual std::uint32_t* maximum_slot() { return nullptr; }
 };
 
 class Stage {

@@ -287,6 +287,9 @@ TEST(GpuExecutorTiming, HistogramBesideTheChainOnOneStream) {
     std::unique_ptr<Executor> exec =
         make_executor(cfg, profile("zero-copy", 1, 2, graphs, "stages"), {});
     EXPECT_NE(exec->describe().find("beside: hist"), std::string::npos) << exec->describe();
+    // harris gathers the response's maximum for the detection (no maximum pass of its own).
+    EXPECT_NE(exec->describe().find("response's maximum into corners"), std::string::npos)
+        << exec->describe();
     submit_sample_frames(*exec);
     FrameRecord rec;
     int n = 0;
