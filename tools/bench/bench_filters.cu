@@ -351,7 +351,7 @@ void bench_size(Bench& b, const Size& s) {
     std::vector<H> cases = {{3, 3, FilterPath::kTiled, 0, 0}, {3, 3, FilterPath::kTexture, 0, 0}};
     for (FilterPath path : {FilterPath::kTiled, FilterPath::kTexture}) {
       for (int lanes : {8, 4}) {
-        for (int rows : {4, 8, 16, 32}) cases.push_back({3, 3, path, lanes, rows});
+        for (int rows : {4, 5, 6, 8, 16, 32}) cases.push_back({3, 3, path, lanes, rows});
       }
     }
     cases.push_back({5, 3, FilterPath::kAuto, 0, 0});

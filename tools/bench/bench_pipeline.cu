@@ -3,13 +3,14 @@
 //   to_gray → gaussian 5 (one fused pass: the gaussian reads the BGR frame as its gray image, as
 //   the executor runs them) → histogram + stats (one fused pass over the blur, on a side stream
 //   beside the rest, as the executor runs it on one stream) → harris (block 3, ksize 3, k 0.04,
-//   on the blur) → detect (quality 0.01, nms 4, max 500)
+//   on the blur, gathering the response's maximum for the detection, as the executor pairs them)
+//   → detect (quality 0.01, nms 4, max 500: candidates, finish)
 // as plain launches on one stream and as a CUDA graph captured once (cudaStreamBeginCapture …
 // cudaGraphInstantiate) and replayed with cudaGraphLaunch; median of the runs. Target: ≤ 30 µs.
 // Both also with programmatic dependent launch off (kernels/block/pdl.cuh), side by side. Also
 // each stage alone (plain launch); the graph of the chain's first n kernels for each n (what each
 // kernel adds to the replay, all on one stream); the chain all on one stream, and with the
-// histogram's persistent grid beside the rest. bytes = the frame's BGR bytes for the whole chain, the
+// histogram's persistent grid beside the rest, and with the detection's own maximum kernel. bytes = the frame's BGR bytes for the whole chain, the
 // stage's input bytes for a stage. Every output is checked once against the CPU twins (MISMATCH in
 // the note); detect is checked on the response the GPU computed.
 #include <algorithm>
@@ -166,6 +167,18 @@ void bench_pipeline(Bench& b) {
   auto detect_step = [&] {
     JP_CUDA(launch_detect(dp, response.view(), 0, h, det_ws.get(), det, st));
   };
+  // harris gathering the response's maximum for the detection (StageGpu::feed_maximum), which
+  // then skips its own maximum kernel.
+  auto harris_max_step = [&] {
+    JP_CUDA(launch_harris_max(harris, blur_src, response.view(), 0, h,
+                              detect_max_slot(det_ws.get()), st));
+  };
+  auto candidates_step = [&] {
+    JP_CUDA(launch_detect_candidates(dp, response.view(), 0, h, det_ws.get(), st));
+  };
+  auto finish_step = [&] {
+    JP_CUDA(launch_detect_finish(dp, response.view(), 0, h, det_ws.get(), det, st));
+  };
   const std::vector<std::pair<const char*, std::function<void()>>> steps = {
       {"pipeline-to_gray", to_gray_step},      {"pipeline-gaussian5", gaussian_step},
       {"pipeline-gray+gaussian5", fused_step}, {"pipeline-hist+stats", hist_stats_step},
@@ -174,23 +187,30 @@ void bench_pipeline(Bench& b) {
                                 1.0 * w * h, 1.0 * w * h, 4.0 * w * h};
   // The chain as the executor runs it on one stream (or a frame of one strip): to_gray fused into
   // the gaussian; the histogram + stats on a side stream beside harris and the detection, its grid
-  // at ≥ 8 rows a warp (StagePlan::beside, GpuBinding::beside); joined at the end. enqueue_inline:
-  // everything on one stream, the histogram's persistent grid.
+  // at ≥ 8 rows a warp (StagePlan::beside, GpuBinding::beside); joined at the end; harris gathers
+  // the detection's maximum (max_fed; else the detection's own maximum kernel). enqueue_inline:
+  // everything on one stream, the histogram's persistent grid, the detection's maximum kernel.
   const CudaStream side;
   const CudaEvent fork(false), join(false);
-  auto enqueue_branch = [&](const HistogramLaunchOptions& opt) {
+  auto enqueue_branch = [&](const HistogramLaunchOptions& opt, bool max_fed) {
     fused_step();
     JP_CUDA(cudaEventRecord(fork.get(), st));
     JP_CUDA(cudaStreamWaitEvent(side.get(), fork.get(), 0));
     hist_stats_on(side.get(), opt);
     JP_CUDA(cudaEventRecord(join.get(), side.get()));
-    harris_step();
-    detect_step();
+    if (max_fed) {
+      harris_max_step();
+      candidates_step();
+      finish_step();
+    } else {
+      harris_step();
+      detect_step();
+    }
     JP_CUDA(cudaStreamWaitEvent(st, join.get(), 0));
   };
   HistogramLaunchOptions beside_opt;
   beside_opt.min_items_per_warp = 8;
-  auto enqueue = [&] { enqueue_branch(beside_opt); };
+  auto enqueue = [&] { enqueue_branch(beside_opt, true); };
   auto enqueue_inline = [&] {
     for (std::size_t i = 2; i < steps.size(); ++i) steps[i].second();
   };
@@ -275,14 +295,9 @@ void bench_pipeline(Bench& b) {
     const std::vector<std::pair<const char*, std::function<void()>>> kernels = {
         {"gray+gaussian5", fused_step},
         {"hist+stats", hist_stats_step},
-        {"harris", harris_step},
-        {"detect-max",
-         [&] { JP_CUDA(launch_detect_max(dp, response.view(), 0, h, det_ws.get(), st)); }},
-        {"detect-candidates",
-         [&] { JP_CUDA(launch_detect_candidates(dp, response.view(), 0, h, det_ws.get(), st)); }},
-        {"detect-finish", [&] {
-           JP_CUDA(launch_detect_finish(dp, response.view(), 0, h, det_ws.get(), det, st));
-         }}};
+        {"harris (+ max)", harris_max_step},
+        {"detect-candidates", candidates_step},
+        {"detect-finish", finish_step}};
     double before = 0;
     for (std::size_t n = 1; n <= kernels.size(); ++n) {
       // A prefix ending inside the detection leaves its workspace mid-frame: start each prefix
@@ -305,9 +320,13 @@ void bench_pipeline(Bench& b) {
     const GraphTime inline_g = time_graph(b, enqueue_inline);
     b.add({"pipeline-inline", "jetpipe-graph", s.name(), "photo", inline_g.us, frame_bytes,
            "everything on one stream, hist+stats' persistent grid"});
-    const GraphTime persistent = time_graph(b, [&] { enqueue_branch(HistogramLaunchOptions{}); });
+    const GraphTime persistent =
+        time_graph(b, [&] { enqueue_branch(HistogramLaunchOptions{}, true); });
     b.add({"pipeline-beside-persistent", "jetpipe-graph", s.name(), "photo", persistent.us,
            frame_bytes, "hist+stats beside harris + detect, its persistent grid"});
+    const GraphTime max_kernel = time_graph(b, [&] { enqueue_branch(beside_opt, false); });
+    b.add({"pipeline-beside-maxkernel", "jetpipe-graph", s.name(), "photo", max_kernel.us,
+           frame_bytes, "as the chain, the detection's own maximum kernel instead of harris'"});
   }
 }
 
