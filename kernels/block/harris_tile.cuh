@@ -90,10 +90,15 @@ __device__ __forceinline__ int derivative(const std::uint8_t* img, int stride, i
 // kHarrisTileH), tx0 a multiple of 16. smem: HarrisGeom(bs, anchor, r).smem_bytes(), 16-byte
 // aligned. Ends with every thread past its last shared-memory access (a following call may reuse
 // smem after a __syncthreads). Returns the maximum of the values this thread wrote (−inf: none).
-template <class Src>
+// kBS > 0: compiled for ksize 3 and block_size kBS ≤ 7 (the fast kernel's edge tiles, whose
+// launches have those): Sobel's 3×3 written out and the box sums in 32 bits, exact as the 64-bit
+// ones (|D| ≤ 4·255, 49·1020² < 2^31) and unrolled; kBS = 0: any ksize and block_size from `a`.
+template <int kBS = 0, class Src>
 __device__ __forceinline__ float harris_tile(const Src& src, const HarrisArgs& a, int tx0, int ty0,
                                              int th, int x_end, std::uint8_t* smem, int tid,
                                              int nthreads) {
+  static_assert(kBS >= 0 && kBS <= 7, "the 32-bit sums are exact up to block 7");
+  constexpr bool kSobel3 = kBS > 0;
   const HarrisGeom g(a.bs, a.anchor, a.r);
   std::uint8_t* img = smem;
   int* gx = reinterpret_cast<int*>(smem + g.img_bytes());
@@ -101,33 +106,47 @@ __device__ __forceinline__ float harris_tile(const Src& src, const HarrisArgs& a
   const int cx0 = tx0 - a.anchor, cy0 = ty0 - a.anchor;  // tensor tile origin
   const int ix0 = tx0 - g.img_left, iy0 = cy0 - a.r;     // image tile origin
   // All kHarrisTileH + bs − 1 tensor rows even when th is smaller: the remapped positions of rows
-  // above the image lie among them.
+  // above the image lie among them. Only the tensor columns the outputs read (a tile cut by x_end:
+  // the fast kernel's left edge has 16 columns); positions remapped from outside the image land
+  // among them too (border_remap stays within the image's columns the tile holds).
   const int cov_rows = g.cov_h;
+  const int out_w = min(kHarrisTileW, x_end - tx0);
+  const int cov_cols = out_w + a.bs - 1;  // ≤ g.cov_w, the rows' stride
 
   load_tile(src, img, g.img_stride, ix0, iy0, g.img_rows, tid, nthreads);
   __syncthreads();
 
-  const int ncov = g.cov_w * cov_rows;
+  const int ncov = cov_cols * cov_rows;
   const bool periodic = a.mode == BorderMode::kWrap;
   const bool zero_outside = a.mode == BorderMode::kConstant;
   for (int i = tid; i < ncov; i += nthreads) {
-    const int ci = i / g.cov_w, cj = i - ci * g.cov_w;
+    const int ci = i / cov_cols, cj = i - ci * cov_cols;
     const int cx = cx0 + cj, cy = cy0 + ci;
+    const int at = ci * g.cov_w + cj;
     const bool inside = static_cast<unsigned>(cx) < static_cast<unsigned>(a.width) &&
                         static_cast<unsigned>(cy) < static_cast<unsigned>(a.height);
     if (inside || periodic) {
       const int row = cy - iy0, col = cx - ix0;
-      gx[i] = derivative(img, g.img_stride, row, col, a.gx_x, a.gx_nx, a.gx_y, a.gx_ny);
-      gy[i] = derivative(img, g.img_stride, row, col, a.gy_x, a.gy_nx, a.gy_y, a.gy_ny);
+      if constexpr (kSobel3) {  // taps [−1 0 1] × [1 2 1], as derivative() with sobel_taps'
+        const int st = g.img_stride;
+        const std::uint8_t* q = img + (row - 1) * st + col - 1;
+        const int p00 = q[0], p01 = q[1], p02 = q[2], p10 = q[st], p12 = q[st + 2];
+        const int p20 = q[2 * st], p21 = q[2 * st + 1], p22 = q[2 * st + 2];
+        gx[at] = (p02 - p00) + 2 * (p12 - p10) + (p22 - p20);
+        gy[at] = (p20 + 2 * p21 + p22) - (p00 + 2 * p01 + p02);
+      } else {
+        gx[at] = derivative(img, g.img_stride, row, col, a.gx_x, a.gx_nx, a.gx_y, a.gx_ny);
+        gy[at] = derivative(img, g.img_stride, row, col, a.gy_x, a.gy_nx, a.gy_y, a.gy_ny);
+      }
     } else if (zero_outside) {
-      gx[i] = gy[i] = 0;
+      gx[at] = gy[at] = 0;
     }
   }
   __syncthreads();
 
   if (!periodic && !zero_outside) {  // replicate, reflect, reflect101: the remapped position's
     for (int i = tid; i < ncov; i += nthreads) {
-      const int ci = i / g.cov_w, cj = i - ci * g.cov_w;
+      const int ci = i / cov_cols, cj = i - ci * cov_cols;
       const int cx = cx0 + cj, cy = cy0 + ci;
       if (static_cast<unsigned>(cx) < static_cast<unsigned>(a.width) &&
           static_cast<unsigned>(cy) < static_cast<unsigned>(a.height)) {
@@ -136,32 +155,52 @@ __device__ __forceinline__ float harris_tile(const Src& src, const HarrisArgs& a
       const int sj = border_remap(cx, a.width, a.mode) - cx0;
       const int si = border_remap(cy, a.height, a.mode) - cy0;
       // Positions some output needs always remap into the tile; others are never read.
-      if (sj >= 0 && sj < g.cov_w && si >= 0 && si < cov_rows) {
+      if (sj >= 0 && sj < cov_cols && si >= 0 && si < cov_rows) {
         const int s = si * g.cov_w + sj;
-        gx[i] = gx[s];
-        gy[i] = gy[s];
+        gx[ci * g.cov_w + cj] = gx[s];
+        gy[ci * g.cov_w + cj] = gy[s];
       }
     }
     __syncthreads();
   }
 
   float written_max = -INFINITY;
-  for (int i = tid; i < kHarrisTileW * th; i += nthreads) {
-    const int oy = i / kHarrisTileW, ox = i % kHarrisTileW;
+  for (int i = tid; i < out_w * th; i += nthreads) {
+    const int oy = i / out_w, ox = i - oy * out_w;
     const int x = tx0 + ox, y = ty0 + oy;
-    if (x >= x_end) continue;
-    long long sxx = 0, sxy = 0, syy = 0;
-    for (int u = 0; u < a.bs; ++u) {
-      const int base = (oy + u) * g.cov_w + ox;
-      for (int v = 0; v < a.bs; ++v) {
-        const long long dx = gx[base + v], dy = gy[base + v];
-        sxx += dx * dx;
-        sxy += dx * dy;
-        syy += dy * dy;
+    double dxx, dxy, dyy;
+    if constexpr (kSobel3) {
+      int sxx = 0, sxy = 0, syy = 0;
+#pragma unroll
+      for (int u = 0; u < kBS; ++u) {
+        const int base = (oy + u) * g.cov_w + ox;
+#pragma unroll
+        for (int v = 0; v < kBS; ++v) {
+          const int dx = gx[base + v], dy = gy[base + v];
+          sxx += dx * dx;
+          sxy += dx * dy;
+          syy += dy * dy;
+        }
       }
+      dxx = __int2double_rn(sxx);
+      dxy = __int2double_rn(sxy);
+      dyy = __int2double_rn(syy);
+    } else {
+      long long sxx = 0, sxy = 0, syy = 0;
+      for (int u = 0; u < a.bs; ++u) {
+        const int base = (oy + u) * g.cov_w + ox;
+        for (int v = 0; v < a.bs; ++v) {
+          const long long dx = gx[base + v], dy = gy[base + v];
+          sxx += dx * dx;
+          sxy += dx * dy;
+          syy += dy * dy;
+        }
+      }
+      dxx = __ll2double_rn(sxx);
+      dxy = __ll2double_rn(sxy);
+      dyy = __ll2double_rn(syy);
     }
-    const float v =
-        harris_response(__ll2double_rn(sxx), __ll2double_rn(sxy), __ll2double_rn(syy), a.s2, a.k);
+    const float v = harris_response(dxx, dxy, dyy, a.s2, a.k);
     written_max = fmaxf(written_max, v);
     std::uint8_t* row = a.dst + static_cast<std::size_t>(y) * a.pitch;
     if (a.aligned4) {
