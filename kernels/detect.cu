@@ -77,7 +77,7 @@ struct Policy {
   static constexpr int kSortCap = 4096;  // keys block 0 sorts (kThreads × 16) when K > kSmallSort
   static constexpr int kSmallSort = 1024;  // kThreads × 4: the cheaper sort, used when K ≤ 1024 ...
   static constexpr int kBlockKeys = 8192;  // ... after a block radix select over ≤ 8192 keys
-  static constexpr int kRankKeys = 32;     // the finish by ranks: keys per block (one a lane) ...
+  static constexpr int kRankKeys = 32;     // the finish by ranks: at most these keys a block ...
   static constexpr int kRankMax = 8192;    // ... for up to this many keys (all in shared memory)
   static constexpr int kLogBins = 10;      // radix-select digit
   static constexpr int kBins = 1 << kLogBins;
@@ -1104,35 +1104,38 @@ __device__ void block_finish(const u64* src, int n, u64 k, u64 count, const Resp
 }
 
 // The grid's finish when the keys are few (n ≤ kRankKeys·gridDim.x and ≤ kRankMax): each block
-// takes 32 keys, one a lane, and counts the keys below each with its 8 warps over eighths of all n
-// keys (in shared memory); a key's count is its place in the order (the keys are distinct), so
-// the first `count` places are written, each once, without a sort. About n/8 comparisons a thread:
-// cheaper than block 0's select and merge sort, which leave the rest of the grid idle.
+// takes kpb keys (8, 16 or 32: the fewest with which the grid holds all n) and counts, for each,
+// the keys below it with kThreads / kpb threads over as many parts of all n keys (in shared
+// memory); a key's count is its place in the order (the keys are distinct), so the first `count`
+// places are written, each once, without a sort. About kpb·n/kThreads comparisons a thread (8
+// keys a block: n/32; with 32 keys a block, as first written, n/8): cheaper than block 0's select
+// and merge sort, which leave the rest of the grid idle.
 template <class T>
 __device__ void rank_write(const u64* src, int n, u64 count, const ResponseView& v,
                            Detection* points, unsigned char* work) {
-  constexpr int kParts = Policy::kThreads / 32;
-  const int first = static_cast<int>(blockIdx.x) * Policy::kRankKeys;
+  const int grid = static_cast<int>(gridDim.x);
+  const int kpb = n <= 8 * grid ? 8 : n <= 16 * grid ? 16 : Policy::kRankKeys;  // uniform
+  const int first = static_cast<int>(blockIdx.x) * kpb;
   if (first >= n) return;                                          // uniform over the block
   u64* keys = reinterpret_cast<u64*>(work);                        // kRankMax
-  int* partial = reinterpret_cast<int*>(keys + Policy::kRankMax);  // [kParts][32]
+  int* partial = reinterpret_cast<int*>(keys + Policy::kRankMax);  // [parts][kpb]
   for (int i = static_cast<int>(threadIdx.x); i < n; i += Policy::kThreads)
     keys[i] = __ldcg(src + i);
   __syncthreads();
-  const int lane = static_cast<int>(threadIdx.x) & 31, part = static_cast<int>(threadIdx.x) >> 5;
-  const int i = first + lane;
+  const int parts = Policy::kThreads / kpb;
+  const int slot = static_cast<int>(threadIdx.x) % kpb, part = static_cast<int>(threadIdx.x) / kpb;
+  const int i = first + slot;
   const u64 mine = i < n ? keys[i] : 0;
-  const int per = (n + kParts - 1) / kParts;
+  const int per = (n + parts - 1) / parts;
   const int j1 = min(n, (part + 1) * per);
   int below = 0;
 #pragma unroll 4
   for (int j = part * per; j < j1; ++j) below += keys[j] < mine ? 1 : 0;
-  partial[part * 32 + lane] = below;
+  partial[threadIdx.x] = below;  // [part][slot]
   __syncthreads();
-  if (part == 0 && i < n) {
+  if (static_cast<int>(threadIdx.x) < kpb && i < n) {
     int rank = 0;
-#pragma unroll
-    for (int p = 0; p < kParts; ++p) rank += partial[p * 32 + lane];
+    for (int p = 0; p < parts; ++p) rank += partial[p * kpb + slot];
     if (static_cast<u64>(rank) < count) points[rank] = decode<T>(mine, v);
   }
 }
