@@ -88,13 +88,15 @@ inline constexpr FilterPolicy kFilterPolicyDiscrete{
     /*fast_rows=*/{6, 8, 12, 16},
     /*fast_rows_min=*/4,
     /*fast_warps_per_sm=*/24,  // the resident warps at 6 blocks of 4 warps (80 registers, 5×5)
-    // harris fast kernel, block 3 / ksize 3, tiled, rows a warp × columns a lane (µs):
-    // 16384²: 8 cols: 4 → 906, 8 → 776, 16 → 713, 32 → 700; 4 cols: 4 → 1077, 16 → 836, 32 → 808.
-    // 1080p (event-timed): 8 cols: 4 → 23.4, 8 → 20.3, 16 → 21.6, 32 → 29.8; 4 cols: 4 → 24.2,
-    // 8 → 22.5, 16 → 20.8, 32 → 30.4. So 8 columns everywhere, 32 rows, 8 at 1080p (8 warps/SM).
+    // harris fast kernel, block 3 / ksize 3, tiled, rows a warp × columns a lane (µs), with the
+    // edge tiles compiled for ksize 3 (seventh session; before them an edge block's extra tile
+    // cost ~9 µs at 1080p, so 5 and 6 rows, whose edge blocks run two tiles, took 30.6):
+    // 16384²: 8 cols: 8 → 764, 16 → 709, 32 → 689; 4 cols: 16 → 824. 3840×2160: 8 cols: 8 → 37.2,
+    // 16 → 39.7, 32 → 47.5. 1080p: 8 cols: 8 → 18.9, 16 → 20.8, 32 → 27.2; 4 cols: 16 → 21.4.
+    // So 8 columns everywhere, 32 rows at 16384², 8 rows at 1080p and 4K (up to 32 warps/SM).
     /*harris_rows=*/32,
-    /*harris_rows_min=*/4,
-    /*harris_warps_per_sm=*/8,
+    /*harris_rows_min=*/8,
+    /*harris_warps_per_sm=*/32,
     /*harris_narrow_px=*/0,
 };
 
