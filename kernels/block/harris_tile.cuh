@@ -86,6 +86,29 @@ __device__ __forceinline__ int derivative(const std::uint8_t* img, int stride, i
   return sum;
 }
 
+// Σ Dx², Σ Dx·Dy, Σ Dy² over the bs × bs tensor cells from `base` (rows `stride` apart; bs = kBS
+// when compiled, else the argument), accumulated in Acc (exact: int for ksize 3 and bs ≤ 7, else
+// long long) and returned as exact doubles.
+template <class Acc, int kBS>
+__device__ __forceinline__ void box_sums(const int* gx, const int* gy, int stride, int base, int bs,
+                                         double (&sum)[3]) {
+  const int n = kBS > 0 ? kBS : bs;
+  Acc xx = 0, xy = 0, yy = 0;
+#pragma unroll
+  for (int u = 0; u < n; ++u) {
+#pragma unroll
+    for (int v = 0; v < n; ++v) {
+      const Acc dx = gx[base + u * stride + v], dy = gy[base + u * stride + v];
+      xx += dx * dx;
+      xy += dx * dy;
+      yy += dy * dy;
+    }
+  }
+  sum[0] = static_cast<double>(xx);
+  sum[1] = static_cast<double>(xy);
+  sum[2] = static_cast<double>(yy);
+}
+
 // Outputs of columns [tx0, min(tx0 + kHarrisTileW, x_end)) and rows [ty0, ty0 + th) (th ≤
 // kHarrisTileH), tx0 a multiple of 16. smem: HarrisGeom(bs, anchor, r).smem_bytes(), 16-byte
 // aligned. Ends with every thread past its last shared-memory access (a following call may reuse
@@ -168,39 +191,13 @@ __device__ __forceinline__ float harris_tile(const Src& src, const HarrisArgs& a
   for (int i = tid; i < out_w * th; i += nthreads) {
     const int oy = i / out_w, ox = i - oy * out_w;
     const int x = tx0 + ox, y = ty0 + oy;
-    double dxx, dxy, dyy;
+    double sum[3];
     if constexpr (kSobel3) {
-      int sxx = 0, sxy = 0, syy = 0;
-#pragma unroll
-      for (int u = 0; u < kBS; ++u) {
-        const int base = (oy + u) * g.cov_w + ox;
-#pragma unroll
-        for (int v = 0; v < kBS; ++v) {
-          const int dx = gx[base + v], dy = gy[base + v];
-          sxx += dx * dx;
-          sxy += dx * dy;
-          syy += dy * dy;
-        }
-      }
-      dxx = __int2double_rn(sxx);
-      dxy = __int2double_rn(sxy);
-      dyy = __int2double_rn(syy);
+      box_sums<int, kBS>(gx, gy, g.cov_w, oy * g.cov_w + ox, kBS, sum);
     } else {
-      long long sxx = 0, sxy = 0, syy = 0;
-      for (int u = 0; u < a.bs; ++u) {
-        const int base = (oy + u) * g.cov_w + ox;
-        for (int v = 0; v < a.bs; ++v) {
-          const long long dx = gx[base + v], dy = gy[base + v];
-          sxx += dx * dx;
-          sxy += dx * dy;
-          syy += dy * dy;
-        }
-      }
-      dxx = __ll2double_rn(sxx);
-      dxy = __ll2double_rn(sxy);
-      dyy = __ll2double_rn(syy);
+      box_sums<long long, 0>(gx, gy, g.cov_w, oy * g.cov_w + ox, a.bs, sum);
     }
-    const float v = harris_response(dxx, dxy, dyy, a.s2, a.k);
+    const float v = harris_response(sum[0], sum[1], sum[2], a.s2, a.k);
     written_max = fmaxf(written_max, v);
     std::uint8_t* row = a.dst + static_cast<std::size_t>(y) * a.pitch;
     if (a.aligned4) {
