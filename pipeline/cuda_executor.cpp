@@ -373,8 +373,9 @@ class CudaExecutor : public Executor {
       }
       slot->stages.push_back(std::move(ss));
     }
-    auto note_fusion = [&](std::size_t from, std::size_t into) {
-      fusions_ += (fusions_.empty() ? "" : "; ") + plans_[from].stage->name() + " into " +
+    // "gray into blur"; what: the part of `from` that goes, e.g. "'s maximum".
+    auto note_fusion = [&](std::size_t from, std::size_t into, const char* what = "") {
+      fusions_ += (fusions_.empty() ? "" : "; ") + plans_[from].stage->name() + what + " into " +
                   plans_[into].stage->name();
     };
     // Fusion: a later stage over the same image that an earlier one computes in its own launches
@@ -433,8 +434,7 @@ class CudaExecutor : public Executor {
           continue;
         }
         plans_[b].max_fed = true;
-        fusions_ += (fusions_.empty() ? "" : "; ") + plans_[p].stage->name() + "'s maximum into " +
-                    plans_[b].stage->name();
+        note_fusion(static_cast<std::size_t>(p), b, "'s maximum");
       } else if (plans_[b].max_fed && !slot->stages[p].gpu->feed_maximum(*slot->stages[b].gpu)) {
         throw Error(plans_[b].stage->label() + ": fusion differs between frame slots");
       }

@@ -17,6 +17,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 
 #include "kernels/block/filter_source.cuh"
 #include "kernels/block/max_key.cuh"
@@ -191,12 +192,9 @@ __device__ __forceinline__ float harris_tile(const Src& src, const HarrisArgs& a
   for (int i = tid; i < out_w * th; i += nthreads) {
     const int oy = i / out_w, ox = i - oy * out_w;
     const int x = tx0 + ox, y = ty0 + oy;
+    using Acc = std::conditional_t<kSobel3, int, long long>;
     double sum[3];
-    if constexpr (kSobel3) {
-      box_sums<int, kBS>(gx, gy, g.cov_w, oy * g.cov_w + ox, kBS, sum);
-    } else {
-      box_sums<long long, 0>(gx, gy, g.cov_w, oy * g.cov_w + ox, a.bs, sum);
-    }
+    box_sums<Acc, kBS>(gx, gy, g.cov_w, oy * g.cov_w + ox, a.bs, sum);
     const float v = harris_response(sum[0], sum[1], sum[2], a.s2, a.k);
     written_max = fmaxf(written_max, v);
     std::uint8_t* row = a.dst + static_cast<std::size_t>(y) * a.pitch;

@@ -9,10 +9,10 @@
 // cudaGraphInstantiate) and replayed with cudaGraphLaunch; median of the runs. Target: ≤ 30 µs.
 // Both also with programmatic dependent launch off (kernels/block/pdl.cuh), side by side. Also
 // each stage alone (plain launch); the graph of the chain's first n kernels for each n (what each
-// kernel adds to the replay, all on one stream); the chain all on one stream, and with the
-// histogram's persistent grid beside the rest, and with the detection's own maximum kernel. bytes = the frame's BGR bytes for the whole chain, the
-// stage's input bytes for a stage. Every output is checked once against the CPU twins (MISMATCH in
-// the note); detect is checked on the response the GPU computed.
+// kernel adds to the replay, all on one stream); the chain all on one stream, with the histogram's
+// persistent grid beside the rest, and with the detection's own maximum kernel. bytes = the frame's
+// BGR bytes for the whole chain, the stage's input bytes for a stage. Every output is checked once
+// against the CPU twins (MISMATCH in the note); detect is checked on the response the GPU computed.
 #include <algorithm>
 #include <cstdio>
 #include <cstdint>
