@@ -103,6 +103,11 @@ __device__ __forceinline__ float quality_threshold(double quality, u32 max_key) 
   const float m = max_key ? from_order_key(max_key) : -INFINITY;
   return static_cast<float>(quality * static_cast<double>(m));
 }
+// Candidate keys of scores above `thresh` are exactly the keys below this bound (keys ascend as
+// scores descend; the low 32 bits, the index, never reach the next score).
+__device__ __forceinline__ u64 threshold_limit(float thresh) {
+  return thresh != thresh ? 0ull : static_cast<u64>(~order_key(thresh)) << 32;
+}
 
 // ---- Workspace
 // -------------------------------------------------------------------------------------
@@ -110,8 +115,14 @@ struct Header {
   u64 count;         // candidates found by the candidate launches (exact; reset by the finish)
   u32 max_key;       // order_key of the maximum, 0 = none yet (reset by the finish)
   u32 done;          // finish blocks done; the last one resets the fields above
+  // ~(the smallest max_key a candidates launch computed its threshold from), 0 = none (reset by
+  // the finish): below the frame's max_key, some candidates used a lower threshold (strips that
+  // ran before the whole response was written) and the finish applies the frame's own.
+  u32 used_inv;
+  u32 unused;
   u64 out_count;     // points of this frame, for detect_write
-  u64 compacted[2];  // finish scratch from here on (initialized by the finish when it needs it)
+  u64 valid;         // finish scratch from here on (initialized by the finish when it needs it)
+  u64 compacted[2];
   u64 lo[2], hi[2];
   u32 hist[3][Policy::kBins];
 };
@@ -459,12 +470,26 @@ struct CandArgs {
   float thresh;
 };
 
+// A candidates launch's threshold: float(threshold), or quality · the maximum gathered so far (the
+// frame's, or a lower bound of it where the strips' candidates run as their rows are written);
+// the smallest maximum used is noted for the finish. Every lane of a full warp calls it.
+template <class Args>
+__device__ __forceinline__ float candidates_threshold(const Args& a, Header* h) {
+  if (!a.use_quality) return a.thresh;
+  const u32 key = *static_cast<volatile const u32*>(&h->max_key);
+  const u32 inv = __reduce_max_sync(0xffffffffu, ~key);
+  if ((threadIdx.x & 31) == 0 && inv > *static_cast<volatile const u32*>(&h->used_inv)) {
+    atomicMax(&h->used_inv, inv);
+  }
+  return quality_threshold(a.quality, key);
+}
+
 template <class T, int R, bool kSmemTile>
 __global__ void __launch_bounds__(Policy::kThreads)
     detect_candidates_kernel(CandArgs a, Header* h, u64* cand, u64 cap) {
   dev::pdl_wait();  // the kernel before it has finished (launch_pdl)
   unsigned char* smem = dyn_smem();
-  const float thresh = a.use_quality ? quality_threshold(a.quality, h->max_key) : a.thresh;
+  const float thresh = candidates_threshold(a, h);
   u64 comp[Policy::kItems];
   bool flag[Policy::kItems];
   if (!nms_tile<T, R, kSmemTile>(a.nms, static_cast<int>(blockIdx.x), thresh,
@@ -673,7 +698,7 @@ __global__ void __launch_bounds__(StreamPolicy::kThreads, StreamPolicy::min_bloc
   const bool active = strip < a.strips;  // inactive warps still meet the block's barriers
   const int X0 = strip * P::kOut;
   const int gx = X0 + 4 * lane;
-  const float thresh = a.use_quality ? quality_threshold(a.quality, h->max_key) : a.thresh;
+  const float thresh = candidates_threshold(a, h);
   const int ys = a.y0 + static_cast<int>(blockIdx.y) * a.rows_per_warp;
   const int ye = min(ys + a.rows_per_warp, a.y1);
   int count = 0;  // keys in this warp's part (uniform over the warp)
@@ -835,10 +860,11 @@ struct ImageSource {
   }
 };
 
-// keys[0, n) of a buffer, in chunks of kThreads × kItems.
+// keys[0, n) of a buffer below `limit`, in chunks of kThreads × kItems.
 struct BufferSource {
   const u64* keys;
   u64 n;
+  u64 limit = ~0ull;  // every real key is below ~0 (its score part is never all ones)
   template <class F>
   __device__ __forceinline__ void for_each_chunk(F&& f) const {
     constexpr u64 kChunk = Policy::kThreads * Policy::kItems;
@@ -848,8 +874,8 @@ struct BufferSource {
 #pragma unroll
       for (int j = 0; j < Policy::kItems; ++j) {
         const u64 i = base + threadIdx.x + static_cast<u64>(j) * Policy::kThreads;
-        flag[j] = i < n;
-        comp[j] = flag[j] ? __ldcg(keys + i) : 0;  // written in this kernel: L2
+        comp[j] = i < n ? __ldcg(keys + i) : 0;  // written in this kernel: L2
+        flag[j] = i < n && comp[j] < limit;
       }
       f(comp, flag);
     }
@@ -969,6 +995,21 @@ __device__ u64 select_bound(const Src& src, u64 need, u64 cap, Header* h, int sl
     r = narrow(v, lo, hi, r.below, shift, need, cap, fs);
   }
   return r.hi;
+}
+
+// How many keys `src` holds; the whole grid calls it (one grid-wide barrier), *counter zeroed.
+template <class Src>
+__device__ u64 grid_count(const Src& src, u64* counter, FinishShared& fs, Grid& grid) {
+  u64 mine = 0;
+  src.for_each_chunk([&](const u64(&)[Policy::kItems], const bool(&f)[Policy::kItems]) {
+#pragma unroll
+    for (int j = 0; j < Policy::kItems; ++j) mine += f[j] ? 1 : 0;
+  });
+  mine = ReduceU64(fs.t.reduce).Sum(mine);
+  if (threadIdx.x == 0 && mine) atomicAdd(counter, mine);
+  __syncthreads();  // fs is reused next
+  grid.sync();
+  return __ldcg(counter);
 }
 
 // The same within one block, over keys in shared memory.
@@ -1140,55 +1181,72 @@ __device__ void rank_write(const u64* src, int n, u64 count, const ResponseView&
   }
 }
 
+// (256, 2): at most 128 registers, so two blocks fit an SM; with (256) alone ptxas trimmed the
+// integer responses' instances to 64 registers and spilled.
 template <class T, bool kSmemTile>
-__global__ void __launch_bounds__(Policy::kThreads) detect_finish_kernel(FinishArgs a) {
+__global__ void __launch_bounds__(Policy::kThreads, 2) detect_finish_kernel(FinishArgs a) {
   Grid grid{cg::this_grid()};
   FinishShared& fs = *reinterpret_cast<FinishShared*>(dyn_smem());
   unsigned char* work = dyn_smem() + kFinishFixed;
   Header* h = a.h;
-  const u64 n_all = *static_cast<volatile const u64*>(&h->count);  // read once: reset at the end
-  const u64 count = min(n_all, a.k);
+  // Read once (reset at the end); uniform over the grid, as every branch below.
+  const u64 n_all = *static_cast<volatile const u64*>(&h->count);
+  const u32 max_key = *static_cast<volatile const u32*>(&h->max_key);
+  const float thresh = a.c.use_quality ? quality_threshold(a.c.quality, max_key) : a.c.thresh;
+  // Candidates found with a lower threshold than the frame's (strips ahead of the whole response):
+  // only the keys below the frame's limit count.
+  const bool lower = a.c.use_quality && n_all > 0 &&
+                     ~*static_cast<volatile const u32*>(&h->used_inv) < max_key;
+  int pass = 0;
+  bool ready = false;
+  auto init = [&] {
+    if (ready) return;
+    if (blockIdx.x == 0) {
+      u32* hist = &h->hist[0][0];
+      for (int i = static_cast<int>(threadIdx.x); i < 3 * Policy::kBins; i += Policy::kThreads) {
+        hist[i] = 0;
+      }
+      if (threadIdx.x == 0) {
+        h->valid = 0;
+        h->compacted[0] = h->compacted[1] = 0;
+        h->lo[0] = h->lo[1] = ~0ull;
+        h->hi[0] = h->hi[1] = 0;
+      }
+    }
+    grid.sync();
+    ready = true;
+  };
+  u64 n_valid = n_all, m = n_all, limit = ~0ull;
+  if (n_all > a.cap) {  // the buffer overflowed: re-run the NMS until the wanted keys fit
+    init();
+    const ImageSource<T, kSmemTile> image{a.c.nms, thresh, reinterpret_cast<float*>(work)};
+    u64 bound = ~0ull;
+    if (lower) n_valid = grid_count(image, &h->valid, fs, grid);
+    if (n_valid > a.cap) bound = select_bound(image, a.k, a.cap, h, 0, pass, fs, grid);
+    compact_to(image, bound, a.cand, a.cap, &h->compacted[0], work);
+    grid.sync();
+    m = min(__ldcg(&h->compacted[0]), a.cap);  // all above the frame's threshold
+  } else if (lower) {
+    init();
+    limit = threshold_limit(thresh);
+    n_valid = grid_count(BufferSource{a.cand, m, limit}, &h->valid, fs, grid);
+  }
+  const u64 count = min(n_valid, a.k);
   const u64* src = a.cand;
   u64 n_src = 0;
   bool block_sort = false;
-  if (count > 0) {  // uniform over the grid, as every branch below
-    int pass = 0;
-    bool ready = false;
-    auto init = [&] {
-      if (ready) return;
-      if (blockIdx.x == 0) {
-        u32* hist = &h->hist[0][0];
-        for (int i = static_cast<int>(threadIdx.x); i < 3 * Policy::kBins; i += Policy::kThreads) {
-          hist[i] = 0;
-        }
-        if (threadIdx.x == 0) {
-          h->compacted[0] = h->compacted[1] = 0;
-          h->lo[0] = h->lo[1] = ~0ull;
-          h->hi[0] = h->hi[1] = 0;
-        }
-      }
-      grid.sync();
-      ready = true;
-    };
-    u64 m = n_all;
-    if (n_all > a.cap) {  // the buffer overflowed: re-run the NMS until the wanted keys fit
-      init();
-      const float thresh =
-          a.c.use_quality ? quality_threshold(a.c.quality, h->max_key) : a.c.thresh;
-      const ImageSource<T, kSmemTile> image{a.c.nms, thresh, reinterpret_cast<float*>(work)};
-      const u64 bound = select_bound(image, a.k, a.cap, h, 0, pass, fs, grid);
-      compact_to(image, bound, a.cand, a.cap, &h->compacted[0], work);
-      grid.sync();
-      m = min(__ldcg(&h->compacted[0]), a.cap);
-    }
-    // What block 0 sorts, and what a grid-wide select narrows to when there is more.
+  if (count > 0) {
+    // What block 0 sorts, and what a grid-wide select narrows to when there is more (or, with
+    // keys of a lower threshold in the buffer, where the wanted ones are gathered).
     const bool small_k = a.k <= static_cast<u64>(Policy::kSmallSort);
     const u64 block_cap = small_k ? Policy::kBlockKeys : Policy::kSortCap;
     const u64 target = a.big ? a.k : small_k ? Policy::kSmallSort : Policy::kSortCap;
-    if (m > (a.big ? a.k : block_cap)) {
+    if (limit != ~0ull || m > (a.big ? a.k : block_cap)) {
       init();
-      const BufferSource buffer{a.cand, m};
-      const u64 bound = select_bound(buffer, a.k, target, h, 1, pass, fs, grid);
+      const BufferSource buffer{a.cand, m, limit};
+      const u64 held = limit != ~0ull ? n_valid : m;  // keys of the buffer below the limit
+      const u64 bound =
+          held > target ? select_bound(buffer, a.k, target, h, 1, pass, fs, grid) : ~0ull;
       compact_to(buffer, bound, a.kept, target, &h->compacted[1], work);
       grid.sync();
       src = a.kept;
@@ -1219,7 +1277,7 @@ __global__ void __launch_bounds__(Policy::kThreads) detect_finish_kernel(FinishA
     }
     if (threadIdx.x == 0) {
       a.out->count = count;
-      a.out->overflow = n_all - count;
+      a.out->overflow = n_valid - count;
       h->out_count = count;
     }
   }
@@ -1230,6 +1288,7 @@ __global__ void __launch_bounds__(Policy::kThreads) detect_finish_kernel(FinishA
     if (atomicAdd(&h->done, 1u) == gridDim.x - 1) {
       h->count = 0;
       h->max_key = 0;
+      h->used_inv = 0;
       h->done = 0;
       __threadfence();
     }

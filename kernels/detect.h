@@ -119,6 +119,12 @@ cudaError_t launch_detect(const DetectParams& p, const ImageView& response, int 
 //   2. after ALL of step 1: launch_detect_candidates for every strip (any order, any streams: the
 //      strips append to one candidate set),
 //   3. after ALL of step 2: launch_detect_finish once, over [y0, y1).
+// Where the maximum is gathered by the response's writer, step 2 for a strip may also run as soon
+// as the response rows it reads are written, before the other strips' maxima are in: it then uses
+// quality · (the maximum gathered so far), a lower bound of the frame's threshold, so it appends a
+// superset of its candidates; the finish sees that a lower threshold was used and counts and keeps
+// only the keys above the frame's own (one more pass over the buffer, or over the image where the
+// buffer overflowed).
 // The result equals launch_detect over [y0, y1). The caller orders the steps (one stream, or
 // events) and keeps the response unchanged until the finish has run (it reads scores back and, when
 // the candidates overflowed the buffer, re-runs the NMS over [y0, y1)).

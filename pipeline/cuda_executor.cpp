@@ -746,7 +746,7 @@ class CudaExecutor : public Executor {
       for (int pass = 0; pass < passes; ++pass) {
         for (int k = 0; k < strips; ++k) {
           const cudaStream_t s = strip_stream(slot, k);
-          if (multi && pass == 0) {
+          if (multi && (pass == 0 || !ss.gpu->joins_before(pass))) {
             // The rows this strip reads, written by other streams' strips.
             const RowRanges need = rows_read(b[k], b[k + 1], halo, h, sp.stage->wraps());
             for (int j = 0; j < strips; ++j) {
@@ -766,7 +766,8 @@ class CudaExecutor : public Executor {
           }
         }
         const bool merge = ss.gpu->merges_after(pass);
-        if (merge || pass + 1 < passes) {
+        const bool join_next = pass + 1 < passes && ss.gpu->joins_before(pass + 1);
+        if (merge || join_next) {
           if (multi) {
             for (int k = 0; k < strips; ++k) JP_CUDA(cudaStreamWaitEvent(main, ss.done[k].get(), 0));
           }

@@ -211,6 +211,9 @@ class DetectGpu : public StageGpu {
     }
   }
   bool merges_after(int pass) const override { return pass == (p_.use_quality ? 1 : 0); }
+  // Fed: a strip's candidates start once the response rows they read are written, with the
+  // maximum gathered so far; the finish applies the frame's threshold (kernels/detect.h, Strips).
+  bool joins_before(int pass) const override { return pass > 0 && !max_fed_; }
   void merge(int, GpuStream stream) override {
     check_stage_launch(launch_detect_finish(p_, in_, 0, in_.height, ws_.get(),
                                             out_.device<DetectDeviceResult>(), stream),

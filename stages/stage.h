@@ -62,6 +62,10 @@ class StageGpu {
   // the detection's finish, the results' copy back).
   virtual bool merges_after(int /*pass*/) const { return false; }
   virtual void merge(int /*pass*/, GpuStream /*stream*/) {}
+  // Whether a strip's launch of pass `pass` (≥ 1) waits for every strip of the pass before it (the
+  // default). false: it waits only for the input rows it reads, as pass 0 does (the detection whose
+  // maximum its producer gathers: a strip's candidates run with the maximum gathered so far).
+  virtual bool joins_before(int pass) const { return pass > 0; }
   // After the frame completed: its result, from host memory.
   virtual StageResult result() const { return {}; }
   // Fusion: `later`, a later stage reading the same image, may be computed by this stage's

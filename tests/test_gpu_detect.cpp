@@ -123,6 +123,22 @@ class GpuDetector {
     return fetch();
   }
 
+  // Strips whose candidates run before the later strips' maxima are in (the executor's strips
+  // with harris gathering the maximum): strip i's maximum, then strip i − 1's candidates, with
+  // the maximum gathered so far; then one finish.
+  DetectResult run_strips_ahead(const ImageView& dev, const std::vector<int>& cuts) {
+    poison();
+    const std::size_t n = cuts.size() - 1;
+    for (std::size_t i = 0; i <= n; ++i) {
+      if (i < n) JP_CUDA(launch_detect_max(p_, dev, cuts[i], cuts[i + 1], ws_.get(), stream_));
+      if (i > 0) {
+        JP_CUDA(launch_detect_candidates(p_, dev, cuts[i - 1], cuts[i], ws_.get(), stream_));
+      }
+    }
+    JP_CUDA(launch_detect_finish(p_, dev, cuts.front(), cuts.back(), ws_.get(), out(), stream_));
+    return fetch();
+  }
+
  private:
   DetectParams p_;
   DeviceBuffer ws_, out_;
@@ -531,6 +547,103 @@ TEST(GpuDetect, StripsEqualWholeLaunch) {
           }
         }
       }
+    }
+  }
+}
+
+// A response whose rows grow toward the bottom (value · scale(y)), the maximum in the last strip:
+// the strips' candidates ahead of it use far lower thresholds than the frame's, which the finish
+// must apply again (counts and overflow included).
+HostImage growing(int w, int h, PixelFormat f, std::mt19937& rng, double (*scale)(double)) {
+  HostImage img = random_image(w, h, f, rng);
+  const ImageView v = img.view();
+  for (int y = 0; y < h; ++y) {
+    const double s = scale((y + 0.5) / h);
+    for (int x = 0; x < w; ++x) {
+      if (f == PixelFormat::kF32) v.row<float>(y)[x] = static_cast<float>(v.row<float>(y)[x] * s);
+      if (f == PixelFormat::kS16) {
+        v.row<std::int16_t>(y)[x] = static_cast<std::int16_t>(v.row<std::int16_t>(y)[x] * s);
+      }
+      if (f == PixelFormat::kGray8) {
+        v.row<std::uint8_t>(y)[x] = static_cast<std::uint8_t>(v.row<std::uint8_t>(y)[x] * s);
+      }
+    }
+  }
+  return img;
+}
+
+TEST(GpuDetect, StripsAheadOfTheMaximum) {
+  JP_REQUIRE_GPU();
+  std::mt19937 rng(fresh_seed());
+  auto cubic = [](double t) { return t * t * t; };
+  struct Img {
+    HostImage img;
+    PixelFormat f;
+  };
+  for (const Img& in : {Img{growing(301, 203, PixelFormat::kF32, rng, cubic), PixelFormat::kF32},
+                        Img{growing(640, 480, PixelFormat::kF32, rng, cubic), PixelFormat::kF32},
+                        Img{growing(257, 190, PixelFormat::kS16, rng, cubic), PixelFormat::kS16},
+                        Img{growing(199, 101, PixelFormat::kGray8, rng, cubic),
+                            PixelFormat::kGray8}}) {
+    for (const char* layout : {"pad13", "align16"}) {
+      const Case c = make_case(in.img, layout);
+      const int h = c.host.height;
+      for (const std::vector<int>& cuts :
+           {std::vector<int>{0, h / 4, h / 2, 3 * h / 4, h},
+            std::vector<int>{0, h / 2 + 7, h - 30, h - 3, h}, std::vector<int>{0, 1, h}}) {
+        for (int r : {1, 4}) {
+          for (int max : {40, 300, 5000}) {
+            DetectParams q;
+            q.nms_radius = r;
+            q.max_detections = max;
+            q.use_quality = true;
+            q.quality = 0.3;
+            for (const DetectPath path : paths_for(q, c.dev)) {
+              DetectParams p = q;
+              p.path = path;
+              SCOPED_TRACE(describe(p, c, in.f) + " cuts " + std::to_string(cuts[1]) + " " +
+                           std::to_string(cuts[2]));
+              GpuDetector d(p, c.dev.width, c.dev.height);
+              const DetectResult cpu = cpu_detect(p, c.host, 0, h);
+              ASSERT_GT(cpu.count, 0u);
+              EXPECT_TRUE(same_result(d.run_strips_ahead(c.dev, cuts), cpu));
+              EXPECT_TRUE(same_result(d.run(c.dev, 0, h), cpu)) << "the next frame, one launch";
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+// Strips ahead of the maximum whose low thresholds overflow the candidate buffer (radius 0: every
+// pixel above the threshold is a candidate): the finish re-runs the NMS with the frame's threshold
+// and counts what it finds, few (under the buffer) or many (a select over the image).
+TEST(GpuDetect, StripsAheadOverflowTheBuffer) {
+  JP_REQUIRE_GPU();
+  std::mt19937 rng(fresh_seed());
+  const int w = 1024, h = 1024;
+  std::uniform_real_distribution<float> low(0.f, 1e-3f), high(0.5f, 1.f);
+  for (int high_pixels : {1000, 300000}) {
+    HostImage img(w, h, PixelFormat::kF32);
+    for (int y = 0; y < h; ++y) {
+      for (int x = 0; x < w; ++x) img.view().row<float>(y)[x] = low(rng);
+    }
+    std::uniform_int_distribution<int> bottom(3 * h / 4, h - 1), col(0, w - 1);
+    for (int i = 0; i < high_pixels; ++i) img.view().row<float>(bottom(rng))[col(rng)] = high(rng);
+    const Case c = make_case(img, "tight");
+    for (int max : {100, 5000}) {
+      DetectParams p;
+      p.nms_radius = 0;
+      p.max_detections = max;
+      p.use_quality = true;
+      p.quality = 0.5;
+      SCOPED_TRACE(describe(p, c, PixelFormat::kF32) + " high pixels " +
+                   std::to_string(high_pixels));
+      GpuDetector d(p, w, h);
+      const DetectResult cpu = cpu_detect(p, c.host, 0, h);
+      EXPECT_TRUE(same_result(d.run_strips_ahead(c.dev, {0, h / 4, h / 2, 3 * h / 4, h}), cpu));
+      EXPECT_TRUE(same_result(d.run(c.dev, 0, h), cpu)) << "the next frame, one launch";
     }
   }
 }
