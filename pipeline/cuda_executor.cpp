@@ -227,6 +227,9 @@ class CudaExecutor : public Executor {
     if (memory_ == Memory::kPinnedChunked && profile_.min_strip_mb > 0) {
       os << " (of at least " << profile_.min_strip_mb << " MiB)";
     }
+    if (chunks_ > 1 && profile_.strip_ratio < 1.0) {
+      os << ", each " << profile_.strip_ratio << " of the one before";
+    }
     os << " on "
        << (single_stream() ? 1 : streams_) << " stream"
        << (single_stream() || streams_ == 1 ? "" : "s")
@@ -535,7 +538,7 @@ class CudaExecutor : public Executor {
       check_stage_input(s, in);
       if (s.has_output()) formats[s.output()] = s.output_format(in);
     }
-    p->bounds = strip_bounds(h, strips_for(host));
+    p->bounds = strip_bounds(h, strips_for(host), profile_.strip_ratio);
     const int strips = static_cast<int>(p->bounds.size()) - 1;
     bool changed = false;
 
@@ -777,7 +780,7 @@ class CudaExecutor : public Executor {
             record_timing(ss.t_merge1.get(), main, capturing);
             ss.merged = true;
           }
-          if (multi && pass + 1 < passes) JP_CUDA(cudaEventRecord(ss.joined.get(), main));
+          if (multi && join_next) JP_CUDA(cudaEventRecord(ss.joined.get(), main));
         }
       }
       launch_beside(static_cast<int>(i));

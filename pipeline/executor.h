@@ -78,6 +78,8 @@ void check_stage_input(const Stage& stage, PixelFormat in);
 double percentile(std::vector<double> v, double q);
 
 // Row boundaries of K strips over `height` rows: strip k is [b[k], b[k+1]). K is clamped to height.
-std::vector<int> strip_bounds(int height, int strips);
+// ratio (0, 1]: each strip holds `ratio` times the rows of the one before it (1: equal strips;
+// every strip at least one row).
+std::vector<int> strip_bounds(int height, int strips, double ratio = 1.0);
 
 }  // namespace jetpipe

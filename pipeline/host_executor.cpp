@@ -4,6 +4,7 @@
 // real neighbouring rows; results equal whole-frame processing.
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <deque>
 
 #include "pipeline/core/error.h"
@@ -11,13 +12,25 @@
 
 namespace jetpipe {
 
-std::vector<int> strip_bounds(int height, int strips) {
+std::vector<int> strip_bounds(int height, int strips, double ratio) {
   if (strips < 1) strips = 1;
   if (strips > height) strips = height;
   std::vector<int> b(static_cast<std::size_t>(strips) + 1);
-  for (int k = 0; k <= strips; ++k) {
-    b[k] = static_cast<int>(static_cast<long long>(height) * k / strips);
+  if (!(ratio > 0.0 && ratio < 1.0)) {
+    for (int k = 0; k <= strips; ++k) {
+      b[k] = static_cast<int>(static_cast<long long>(height) * k / strips);
+    }
+    return b;
   }
+  // Strip k's share ∝ ratio^k; rounded cumulatively, then kept at ≥ 1 row each.
+  double total = 0;
+  std::vector<double> upto(static_cast<std::size_t>(strips) + 1, 0.0);
+  for (int k = 0; k < strips; ++k) upto[k + 1] = total += std::pow(ratio, k);
+  for (int k = 0; k <= strips; ++k) {
+    const int ideal = static_cast<int>(std::lround(height * (upto[k] / total)));
+    b[k] = std::clamp(ideal, k == 0 ? 0 : b[k - 1] + 1, height - (strips - k));
+  }
+  b[strips] = height;
   return b;
 }
 
@@ -48,7 +61,7 @@ class HostExecutor : public Executor {
  public:
   HostExecutor(const PipelineConfig& cfg, const PlatformProfile& profile,
                std::vector<std::string> keep)
-      : cfg_(cfg), chunks_(profile.chunks), keep_(std::move(keep)) {}
+      : cfg_(cfg), chunks_(profile.chunks), ratio_(profile.strip_ratio), keep_(std::move(keep)) {}
 
   void submit(Frame frame) override {
     const auto t0 = Clock::now();
@@ -79,7 +92,9 @@ class HostExecutor : public Executor {
 
   std::size_t in_flight() const override { return done_.size(); }
   std::string describe() const override {
-    return "host (CPU twins), " + std::to_string(chunks_) + " strip" + (chunks_ == 1 ? "" : "s");
+    std::string d = "host (CPU twins), " + std::to_string(chunks_) + " strip" + (chunks_ == 1 ? "" : "s");
+    if (chunks_ > 1 && ratio_ < 1.0) d += ", each " + std::to_string(ratio_).substr(0, 4) + " of the one before";
+    return d;
   }
 
  private:
@@ -94,7 +109,7 @@ class HostExecutor : public Executor {
 
   void run(const HostImage& frame, FrameRecord* rec) {
     std::map<std::string, ImageView> views = {{kFrameImage, frame.view()}};
-    const std::vector<int> bounds = strip_bounds(frame.height(), chunks_);
+    const std::vector<int> bounds = strip_bounds(frame.height(), chunks_, ratio_);
     const int strips = static_cast<int>(bounds.size()) - 1;
     for (const auto& stage : cfg_.stages) {
       const ImageView in = views.at(stage->input());
@@ -127,6 +142,7 @@ class HostExecutor : public Executor {
 
   const PipelineConfig& cfg_;
   int chunks_;
+  double ratio_;
   std::vector<std::string> keep_;
   std::map<std::string, HostImage> images_;
   std::deque<FrameRecord> done_;

@@ -3,6 +3,7 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 
@@ -89,6 +90,18 @@ int int_in(const std::string& file, const YAML::Node& n, const char* key, int lo
                      std::to_string(lo) + ".." + std::to_string(hi));
 }
 
+double number_in(const std::string& file, const YAML::Node& n, const char* key, double lo,
+                 double hi) {
+  try {
+    const double v = n.as<double>();
+    if (v >= lo && v <= hi) return v;
+  } catch (const YAML::Exception&) {
+  }
+  char range[64];
+  std::snprintf(range, sizeof range, "%g..%g", lo, hi);
+  throw config_error(yaml_where(file, n) + ": " + key + ": must be a number in " + range);
+}
+
 // The profile `auto` picks for a device, from its attributes (never its name).
 std::string auto_profile_name(const DeviceInfo& d, std::string* why) {
   const std::string cc = std::to_string(d.cc_major) + "." + std::to_string(d.cc_minor);
@@ -164,6 +177,8 @@ PlatformProfile load_platform(const std::string& path) {
       p.chunks = int_in(path, v, "chunks", 1, 1024);
     } else if (k == "min_strip_mb") {
       p.min_strip_mb = int_in(path, v, "min_strip_mb", 0, 4096);
+    } else if (k == "strip_ratio") {
+      p.strip_ratio = number_in(path, v, "strip_ratio", 0.05, 1.0);
     } else if (k == "streams") {
       p.streams = int_in(path, v, "streams", 1, 64);
     } else if (k == "frames_in_flight") {
@@ -184,7 +199,7 @@ PlatformProfile load_platform(const std::string& path) {
     } else {
       throw config_error(yaml_where(path, kv.first) + ": unknown key '" + k +
                          "' (valid: name, description, backend, memory, chunks, min_strip_mb, "
-                         "streams, frames_in_flight, cuda_graphs, results, timing, timing_every)");
+                         "strip_ratio, streams, frames_in_flight, cuda_graphs, results, timing, timing_every)");
     }
   }
   if (p.backend == "cpu" && p.memory != "host") {

@@ -2,7 +2,8 @@
 // Platform profiles (platforms/*.yaml): how a pipeline runs on the hardware at hand.
 //   backend: cpu | cuda
 //   memory: host | copy | pinned-chunked | zero-copy | managed
-//   chunks: row strips per frame; min_strip_mb; streams; frames_in_flight; cuda_graphs
+//   chunks: row strips per frame; min_strip_mb; strip_ratio; streams; frames_in_flight;
+//   cuda_graphs
 //   results: auto | mapped | copy (where small results land); timing: stages | strips | frame;
 //   timing_every
 // `auto` decides from device attributes (never the device name): no CUDA device → cpu; an
@@ -23,6 +24,10 @@ struct PlatformProfile {
   // pinned-chunked: strips of at least this many MiB of frame (fewer strips for small frames: each
   // strip's copy costs the copy engine a start-up); 0 = always `chunks` strips.
   int min_strip_mb = 0;
+  // Each strip holds this fraction of the rows of the one before it: 1 = equal strips; below 1 the
+  // later strips are shorter, so the frame's last strip, whose stages run only after the whole
+  // frame has crossed the bus, leaves a short tail (single-frame latency).
+  double strip_ratio = 1.0;
   int streams = 1;
   int frames_in_flight = 1;
   bool cuda_graphs = false;

@@ -175,6 +175,20 @@ TEST(Platform, ProfilesLoadAndValidate) {
     EXPECT_NE(std::string(e.what()).find(":3:"), std::string::npos) << e.what();
     EXPECT_NE(std::string(e.what()).find("min_strip_mb"), std::string::npos) << e.what();
   }
+  std::ofstream(f) << "backend: cuda\nmemory: pinned-chunked\nchunks: 4\nstrip_ratio: 0.6\n";
+  EXPECT_DOUBLE_EQ(load_platform(f.string()).strip_ratio, 0.6);
+  for (const char* bad : {"0", "1.5", "half"}) {
+    std::ofstream(f) << "backend: cuda\nmemory: pinned-chunked\nstrip_ratio: " << bad << "\n";
+    try {
+      load_platform(f.string());
+      FAIL() << bad;
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find(":3:"), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find("strip_ratio: must be a number in 0.05..1"),
+                std::string::npos)
+          << e.what();
+    }
+  }
   std::filesystem::remove(f);
 }
 

@@ -189,11 +189,18 @@ TEST_P(GpuExecutor, EveryStrategyChunkingAndGraphEqualsTheHost) {
       }
     }
   }
-  // The shipped discrete profile, and strips of at least 1 MiB (fewer strips for small frames).
+  // The shipped discrete profile, strips of at least 1 MiB (fewer strips for small frames), and
+  // strips shrinking toward the bottom (strip_ratio).
   PlatformProfile min_strip = profile("pinned-chunked", 8, 2, true);
   min_strip.min_strip_mb = 1;
-  for (const PlatformProfile& p : {load_platform(platform_dir() + "/discrete.yaml"), min_strip}) {
-    SCOPED_TRACE(p.name + " min_strip_mb " + std::to_string(p.min_strip_mb));
+  PlatformProfile tapered = profile("pinned-chunked", 4, 1, true);
+  tapered.strip_ratio = 0.4;
+  PlatformProfile tapered_zero_copy = profile("zero-copy", 3, 2, false);
+  tapered_zero_copy.strip_ratio = 0.6;
+  for (const PlatformProfile& p : {load_platform(platform_dir() + "/discrete.yaml"), min_strip,
+                                   tapered, tapered_zero_copy}) {
+    SCOPED_TRACE(p.name + " " + p.memory + " K=" + std::to_string(p.chunks) + " min_strip_mb " +
+                 std::to_string(p.min_strip_mb) + " strip_ratio " + std::to_string(p.strip_ratio));
     expect_same(ref, run(cfg, p), file + ": " + p.name);
     if (HasFailure()) return;
   }

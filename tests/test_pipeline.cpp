@@ -35,9 +35,11 @@ class PipelineRun : public ::testing::Test {
     std::ofstream(p) << yaml;
     return p.string();
   }
-  std::string write_platform(int chunks) {
-    const fs::path p = dir_ / ("cpu_k" + std::to_string(chunks) + ".yaml");
-    std::ofstream(p) << "backend: cpu\nmemory: host\nchunks: " << chunks << "\n";
+  std::string write_platform(int chunks, double ratio = 1.0) {
+    const fs::path p =
+        dir_ / ("cpu_k" + std::to_string(chunks) + "_r" + std::to_string(ratio) + ".yaml");
+    std::ofstream(p) << "backend: cpu\nmemory: host\nchunks: " << chunks
+                     << "\nstrip_ratio: " << ratio << "\n";
     return p.string();
   }
   static std::vector<json> read_jsonl(const fs::path& p) {
@@ -89,11 +91,15 @@ TEST_F(PipelineRun, StripCountDoesNotChangeResults) {
   }
   const std::string cfg = write_config("all.yaml", std::string("input: frames://frames\n") + kAllStages);
   std::string reference, reference_img;
-  for (int k : {1, 2, 3, 4, 8, 13, 600}) {
+  // K strips, equal or each a fraction of the one before (strip_ratio).
+  const std::pair<int, double> settings[] = {{1, 1.0}, {2, 1.0},  {3, 1.0},  {4, 1.0}, {8, 1.0},
+                                             {13, 1.0}, {600, 1.0}, {4, 0.5}, {8, 0.3}, {3, 0.9}};
+  for (const auto& [k, ratio] : settings) {
     RunOptions o;
     o.config = cfg;
-    o.platform = write_platform(k);
-    o.output_dir = (dir_ / ("out_k" + std::to_string(k))).string();
+    o.platform = write_platform(k, ratio);
+    o.output_dir =
+        (dir_ / ("out_k" + std::to_string(k) + "_r" + std::to_string(ratio))).string();
     o.save_images = true;
     const RunSummary s = run_pipeline(o);
     EXPECT_EQ(s.failed, 0);
@@ -110,8 +116,9 @@ TEST_F(PipelineRun, StripCountDoesNotChangeResults) {
       reference_img = images;
       continue;
     }
-    EXPECT_EQ(results, reference) << "chunks " << k << " (seed " << seed << ")";
-    EXPECT_EQ(images, reference_img) << "chunks " << k;
+    EXPECT_EQ(results, reference) << "chunks " << k << " ratio " << ratio << " (seed " << seed
+                                  << ")";
+    EXPECT_EQ(images, reference_img) << "chunks " << k << " ratio " << ratio;
   }
 }
 
@@ -219,11 +226,24 @@ TEST_F(PipelineRun, MissingInputIsAnInputError) {
 TEST(StripBounds, CoverRowsOnce) {
   for (int h : {1, 2, 7, 480, 1081}) {
     for (int k : {1, 2, 3, 4, 8, 2000}) {
-      const auto b = strip_bounds(h, k);
-      EXPECT_EQ(b.front(), 0);
-      EXPECT_EQ(b.back(), h);
-      for (std::size_t i = 1; i < b.size(); ++i) EXPECT_LT(b[i - 1], b[i]);
+      for (double ratio : {1.0, 0.9, 0.5, 0.05}) {
+        const auto b = strip_bounds(h, k, ratio);
+        EXPECT_EQ(b.size(), static_cast<std::size_t>(std::min(h, k)) + 1) << h << " " << k;
+        EXPECT_EQ(b.front(), 0);
+        EXPECT_EQ(b.back(), h);
+        for (std::size_t i = 1; i < b.size(); ++i) EXPECT_LT(b[i - 1], b[i]);
+      }
     }
+  }
+}
+
+TEST(StripBounds, RatioShrinksTheLaterStrips) {
+  // 1080 rows, 4 strips, each half the one before: 576, 288, 144, 72.
+  EXPECT_EQ(strip_bounds(1080, 4, 0.5), (std::vector<int>{0, 576, 864, 1008, 1080}));
+  EXPECT_EQ(strip_bounds(1080, 4, 1.0), (std::vector<int>{0, 270, 540, 810, 1080}));
+  const auto b = strip_bounds(2160, 8, 0.7);
+  for (std::size_t i = 2; i < b.size(); ++i) {
+    EXPECT_LE(b[i] - b[i - 1], b[i - 1] - b[i - 2]) << "strip " << i - 1;
   }
 }
 
