@@ -22,6 +22,7 @@ struct StreamBenchOptions {
   int frames = 300;
   int repeat = 3;  // runs per setting; the median frame rate is reported
   std::string json;
+  std::string filter;  // only the settings whose label contains it
 };
 // jetpipe tune: every strategy, strip count, frames in flight, graphs and result memory on this
 // device with the config's pipeline and frames; the fastest written as a platform profile.

@@ -83,6 +83,8 @@ int main(int argc, char** argv) {
       ->capture_default_str()
       ->check(CLI::Range(1, 100));
   bench_pipe->add_option("--json", bench.json, "Also write the figures as JSON");
+  bench_pipe->add_option("--filter", bench.filter,
+                         "Only the settings whose label (as printed) contains this text");
 
   jetpipe::cli::TuneOptions tune;
   CLI::App* tune_cmd = app.add_subcommand(

@@ -224,6 +224,7 @@ std::string profile_label(const PlatformProfile& p) {
   if (!p.file.empty()) os << "[" << p.name << "] ";
   os << p.memory << " K=" << p.chunks;
   if (p.min_strip_mb > 0) os << ">=" << p.min_strip_mb << "MiB";
+  if (p.chunks > 1 && p.strip_ratio < 1.0) os << " ratio " << p.strip_ratio;
   os << " S=" << p.streams << " F=" << p.frames_in_flight << (p.cuda_graphs ? " graphs" : "")
      << " results=" << p.results << " timing=" << p.timing;
   if (p.timing != "frame" && p.timing_every > 1) os << "/" << p.timing_every;
@@ -235,6 +236,11 @@ PlatformProfile make_profile(const std::string& memory, int k, int f, bool graph
   PlatformProfile p = strategy_profile(memory, k, f, graphs);
   p.results = results;
   p.timing = timing;
+  return p;
+}
+
+PlatformProfile tapered(PlatformProfile p, double ratio) {
+  p.strip_ratio = ratio;
   return p;
 }
 
@@ -324,6 +330,10 @@ int cmd_bench_pipeline(const StreamBenchOptions& o) {
         make_profile("pinned-chunked", 2, 3, true, "auto"),
         make_profile("pinned-chunked", 4, 1, true, "auto"),
         make_profile("pinned-chunked", 4, 1, true, "auto", "frame"),
+        make_profile("pinned-chunked", 4, 1, false, "auto", "frame"),
+        tapered(make_profile("pinned-chunked", 4, 1, true, "auto", "frame"), 0.7),
+        tapered(make_profile("pinned-chunked", 4, 1, true, "auto", "frame"), 0.5),
+        tapered(make_profile("pinned-chunked", 4, 1, true, "auto", "frame"), 0.35),
         make_profile("pinned-chunked", 4, 2, false, "auto"),
         make_profile("pinned-chunked", 4, 2, true, "auto"),
         make_profile("pinned-chunked", 4, 2, true, "auto", "frame"),
@@ -333,11 +343,16 @@ int cmd_bench_pipeline(const StreamBenchOptions& o) {
         make_profile("pinned-chunked", 8, 2, true, "auto", "frame"),
         make_profile("zero-copy", 1, 2, true, "auto"),
         make_profile("zero-copy", 1, 3, true, "auto", "frame"),
+        make_profile("zero-copy", 4, 1, true, "auto", "frame"),
         make_profile("managed", 1, 2, true, "auto"),
         make_profile("managed", 1, 3, true, "auto", "frame"),
     };
     double copy_fps = 0;
     for (const auto& p : runs) {
+      if (!o.filter.empty() && p.memory != "copy" &&
+          profile_label(p).find(o.filter) == std::string::npos) {
+        continue;
+      }
       const Measured m = measure_median(cfg, p, frames, o.frames, o.repeat);
       if (p.memory == "copy") copy_fps = m.fps;
       nlohmann::ordered_json r = {{"size", std::to_string(w) + "x" + std::to_string(h)},
@@ -437,6 +452,7 @@ int cmd_tune(const TuneOptions& o) {
   }
   out << ".\ndescription: tuned for " << o.config << " on " << props.name << "\n"
       << "backend: cuda\nmemory: " << p.memory << "\nchunks: " << p.chunks
+      << "\nstrip_ratio: " << p.strip_ratio
       << "\nstreams: " << p.streams << "\nframes_in_flight: " << p.frames_in_flight
       << "\ncuda_graphs: " << (p.cuda_graphs ? "true" : "false") << "\nresults: " << p.results
       << "\n# Measured with timing: frame. Per-stage times (summary.json) on every 10th frame cost"

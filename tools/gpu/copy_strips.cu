@@ -42,9 +42,76 @@ double us_since(Clock::time_point t) {
   return std::chrono::duration<double, std::micro>(Clock::now() - t).count();
 }
 
+// Copies n bytes (a multiple of 16, 16-byte aligned) with the SMs: from mapped pinned host memory
+// over the bus, each thread 16-byte loads, `unroll` of them in flight.
+template <int kUnroll>
+__global__ void sm_copy(const uint4* __restrict__ src, uint4* __restrict__ dst, size_t n16) {
+  const size_t stride = static_cast<size_t>(gridDim.x) * blockDim.x;
+  size_t i = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x;
+  for (; i + (kUnroll - 1) * stride < n16; i += kUnroll * stride) {
+    uint4 v[kUnroll];
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u) v[u] = src[i + u * stride];
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u) dst[i + u * stride] = v[u];
+  }
+  for (; i < n16; i += stride) dst[i] = src[i];
+}
+
 }  // namespace
 
-int main() {
+// Per-copy cost: single H2D copies of growing size (device time between events, median), the DMA
+// engine against an SM copy kernel reading mapped memory (grid of `blocks` × 256 threads).
+void copy_sizes() {
+  const size_t max_bytes = size_t(3840) * 2160 * 3;
+  unsigned char *h = nullptr, *d = nullptr;
+  CK(cudaHostAlloc(reinterpret_cast<void**>(&h), max_bytes, cudaHostAllocMapped));
+  CK(cudaMalloc(&d, max_bytes));
+  for (size_t i = 0; i < max_bytes; ++i) h[i] = static_cast<unsigned char>(i & 127);
+  unsigned char* hd = nullptr;
+  CK(cudaHostGetDevicePointer(reinterpret_cast<void**>(&hd), h, 0));
+  cudaStream_t s;
+  CK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+  cudaEvent_t a, b;
+  CK(cudaEventCreate(&a));
+  CK(cudaEventCreate(&b));
+  auto time = [&](auto&& work) {
+    std::vector<double> v;
+    for (int it = 0; it < 30; ++it) {
+      CK(cudaEventRecord(a, s));
+      work();
+      CK(cudaEventRecord(b, s));
+      CK(cudaEventSynchronize(b));
+      float ms = 0;
+      CK(cudaEventElapsedTime(&ms, a, b));
+      if (it >= 5) v.push_back(ms * 1000.0);
+    }
+    return median(v);
+  };
+  std::printf("H2D of one range, device us (GB/s): DMA | SM copy kernel, blocks x 256 threads, "
+              "unroll 4\n");
+  for (const size_t bytes : {size_t(1) << 18, size_t(1) << 19, size_t(1) << 20, size_t(1555200),
+                             size_t(1) << 21, size_t(3110400), size_t(1) << 22, size_t(6220800),
+                             max_bytes / 4, max_bytes}) {
+    const double dma = time([&] { CK(cudaMemcpyAsync(d, h, bytes, cudaMemcpyHostToDevice, s)); });
+    std::printf("  %9zu B: DMA %7.1f (%5.1f)", bytes, dma, bytes / (dma * 1e3));
+    for (const int blocks : {132, 264, 528, 1056}) {
+      const double k = time([&] {
+        sm_copy<4><<<blocks, 256, 0, s>>>(reinterpret_cast<const uint4*>(hd),
+                                          reinterpret_cast<uint4*>(d), bytes / 16);
+        CK(cudaGetLastError());
+      });
+      std::printf(" | %4d: %7.1f (%5.1f)", blocks, k, bytes / (k * 1e3));
+    }
+    std::printf("\n");
+  }
+  CK(cudaStreamDestroy(s));
+  CK(cudaFreeHost(h));
+  CK(cudaFree(d));
+}
+
+int main(int argc, char**) {
+  if (argc > 1) copy_sizes();
   constexpr int kReps = 40, kWarm = 5;
   for (const size_t bytes : {size_t(1920) * 1080 * 3, size_t(3840) * 2160 * 3}) {
     unsigned char *h = nullptr, *d = nullptr;
@@ -60,6 +127,11 @@ int main() {
     CK(cudaEventCreate(&e0));
     CK(cudaEventCreate(&e1));
     for (auto& e : ed) CK(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
+    cudaEvent_t ex[8], eg;
+    for (auto& e : ex) CK(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
+    CK(cudaEventCreateWithFlags(&eg, cudaEventDisableTiming));
+    cudaStream_t gs;
+    CK(cudaStreamCreateWithFlags(&gs, cudaStreamNonBlocking));
     // Times `work` (queued on s) kReps times: device µs between events, host µs to synchronized.
     auto measure = [&](auto&& work, double* dev_us, double* host_us) {
       std::vector<double> dv, hv;
@@ -120,10 +192,64 @@ int main() {
         CK(cudaGraphExecDestroy(ge));
         CK(cudaGraphDestroy(g));
       }
+      // The kernels per strip on K other streams as plain stream work (events), and as a graph
+      // launched on its own stream whose nodes wait on the plain copies' events (external waits).
+      auto touch_strip = [&](int k, cudaStream_t st) {
+        const unsigned blocks = static_cast<unsigned>((strip(k) / 16 + 255) / 256);
+        touch<<<blocks, 256, 0, st>>>(d + k * part, strip(k), cnt);
+        CK(cudaGetLastError());
+      };
+      double sdev = 0, shost = 0, xdev = 0, xhost = 0;
+      measure(
+          [&] {
+            for (int k = 0; k < K; ++k) {
+              CK(cudaMemcpyAsync(d + k * part, h + k * part, strip(k), cudaMemcpyHostToDevice, s));
+              CK(cudaEventRecord(ex[k], s));
+              CK(cudaStreamWaitEvent(ks[k % 4], ex[k], 0));
+              touch_strip(k, ks[k % 4]);
+            }
+            for (int k = 0; k < 4; ++k) {
+              CK(cudaEventRecord(ed[k], ks[k]));
+              CK(cudaStreamWaitEvent(s, ed[k], 0));
+            }
+          },
+          &sdev, &shost);
+      {
+        cudaGraph_t g;
+        cudaGraphExec_t ge;
+        CK(cudaStreamBeginCapture(gs, cudaStreamCaptureModeThreadLocal));
+        CK(cudaEventRecord(ed[0], gs));
+        for (auto& k : ks) CK(cudaStreamWaitEvent(k, ed[0], 0));
+        for (int k = 0; k < K; ++k) {
+          CK(cudaStreamWaitEvent(ks[k % 4], ex[k], cudaEventWaitExternal));
+          touch_strip(k, ks[k % 4]);
+        }
+        for (int k = 0; k < 4; ++k) {
+          CK(cudaEventRecord(ed[k], ks[k]));
+          CK(cudaStreamWaitEvent(gs, ed[k], 0));
+        }
+        CK(cudaStreamEndCapture(gs, &g));
+        CK(cudaGraphInstantiate(&ge, g, 0));
+        measure(
+            [&] {
+              for (int k = 0; k < K; ++k) {
+                CK(cudaMemcpyAsync(d + k * part, h + k * part, strip(k), cudaMemcpyHostToDevice,
+                                   s));
+                CK(cudaEventRecord(ex[k], s));
+              }
+              CK(cudaGraphLaunch(ge, gs));
+              CK(cudaEventRecord(eg, gs));
+              CK(cudaStreamWaitEvent(s, eg, 0));
+            },
+            &xdev, &xhost);
+        CK(cudaGraphExecDestroy(ge));
+        CK(cudaGraphDestroy(g));
+      }
       std::printf(
           "%zu bytes K=%d: stream dev %.1f host %.1f | graph dev %.1f host %.1f | graph + a kernel "
-          "per strip dev %.1f host %.1f (us)\n",
-          bytes, K, dev[0], host[0], dev[1], host[1], dev[2], host[2]);
+          "per strip dev %.1f host %.1f | stream + a kernel per strip dev %.1f host %.1f | stream "
+          "copies + a graph of the kernels waiting on their events dev %.1f host %.1f (us)\n",
+          bytes, K, dev[0], host[0], dev[1], host[1], dev[2], host[2], sdev, shost, xdev, xhost);
     }
     std::vector<double> v;
     for (int it = 0; it < 25; ++it) {

@@ -2,6 +2,7 @@
 # One frame at a time through the discrete profile with K strips (frames_in_flight 1), a timeline
 # per size, summarized by trace_summary.py: where a single frame's time goes after its H2D.
 # Usage (GPU machine, after a build in build-dev): tools/gpu/latency-trace.sh [sizes] [chunks]
+# Environment: MEMORY (default pinned-chunked), GRAPHS (true/false, default the profile's).
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 OUT=${OUT:-/tmp/jetpipe-out}
@@ -10,13 +11,16 @@ sizes=${1:-1920x1080,3840x2160}
 chunks=${2:-4}
 work=$(mktemp -d)
 sed -e "s/^frames_in_flight:.*/frames_in_flight: 1/" -e "s/^chunks:.*/chunks: $chunks/" \
-  -e "s/^min_strip_mb:.*/min_strip_mb: 0/" platforms/discrete.yaml > "$work/single.yaml"
+  -e "s/^min_strip_mb:.*/min_strip_mb: 0/" -e "s/^memory:.*/memory: ${MEMORY:-pinned-chunked}/" \
+  platforms/discrete.yaml > "$work/single.yaml"
+[ -n "${GRAPHS:-}" ] && sed -i "s/^cuda_graphs:.*/cuda_graphs: $GRAPHS/" "$work/single.yaml"
+tag=${MEMORY:-pinned-chunked}${GRAPHS:+-graphs-$GRAPHS}
 for s in ${sizes//,/ }; do
   w=${s%x*}; h=${s#*x}
   build-dev/tools/jetpipe run --config config/default.yaml \
     --input "test://blobs?w=$w&h=$h&frames=40&format=bgr8" --platform "$work/single.yaml" \
     --output-dir "$work/out-$s" --timeline "$work/trace-$s.json" > "$work/run-$s.log" 2>&1 ||
     { tail -5 "$work/run-$s.log"; continue; }
-  echo "== $s, K=$chunks, one frame at a time" | tee "$OUT/trace-$s.txt"
-  python3 tools/gpu/trace_summary.py "$work/trace-$s.json" --frames 1 | tee -a "$OUT/trace-$s.txt"
+  echo "== $s, $tag, K=$chunks, one frame at a time" | tee "$OUT/trace-$tag-$s.txt"
+  python3 tools/gpu/trace_summary.py "$work/trace-$s.json" --frames 1 | tee -a "$OUT/trace-$tag-$s.txt"
 done
