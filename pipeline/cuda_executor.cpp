@@ -88,7 +88,12 @@ struct StagePlan {
   // Its input's maximum is gathered by its producer's launches (StageGpu::feed_maximum: harris
   // into a detection with quality, whose own maximum pass then launches nothing).
   bool max_fed = false;
+  // Its strips are the frame's moved up by this many rows: its producer's skew plus its own halo
+  // (skewed_bounds), so that its strip k reads only rows its producer's strips 0..k write and
+  // waits for no later strip; the frame's last strip alone is left when its copy lands.
+  int skew = 0;
 };
+
 
 // The input rows a strip [y0, y1) with this halo may read in an image of h rows: the window
 // clipped to the image, and for a stage that wraps, where the window crosses an edge, also the rows
@@ -443,7 +448,13 @@ class CudaExecutor : public Executor {
       }
       if (plans_[b].max_fed) slot->stages[b].gpu->set_maximum_fed();
     }
-    if (index == 0) plan_beside();
+    if (index == 0) {
+      plan_beside();
+      for (const std::size_t i : order_) {  // producers first
+        const int p = plans_[i].producer;
+        plans_[i].skew = (p < 0 ? 0 : plans_[p].skew) + plans_[i].stage->halo();
+      }
+    }
     return slot;
   }
 
@@ -673,7 +684,10 @@ class CudaExecutor : public Executor {
   void enqueue(Slot& slot, const Pending& p, const std::map<std::string, ImageView>& views,
                bool capturing) {
     const cudaStream_t main = slot.main.get();
-    const std::vector<int>& b = p.bounds;
+    const std::vector<int>& b = p.bounds;  // the frame's strips (its copies)
+    std::vector<std::vector<int>> sb(plans_.size());  // each stage's (StagePlan::skew)
+    for (std::size_t i = 0; i < plans_.size(); ++i) sb[i] = skewed_bounds(b, plans_[i].skew);
+    auto rows_of = [&](int stage) -> const std::vector<int>& { return stage < 0 ? b : sb[stage]; };
     const int strips = static_cast<int>(b.size()) - 1;
     const int h = b.back();
     const bool multi = !slot.streams.empty();
@@ -720,7 +734,7 @@ class CudaExecutor : public Executor {
                                     0));
         if (timed(0, strips, true)) record_timing(ss.t_side.get(), side, capturing);
         for (int k = 0; k < strips; ++k) {
-          ss.gpu->launch(0, k, b[k], b[k + 1], side);
+          ss.gpu->launch(0, k, sb[i][k], sb[i][k + 1], side);
           JP_CUDA(cudaEventRecord(ss.done[k].get(), side));
           if (timed(k, strips, false)) record_timing(ss.t_end[k].get(), side, capturing);
         }
@@ -751,10 +765,11 @@ class CudaExecutor : public Executor {
           const cudaStream_t s = strip_stream(slot, k);
           if (multi && (pass == 0 || !ss.gpu->joins_before(pass))) {
             // The rows this strip reads, written by other streams' strips.
-            const RowRanges need = rows_read(b[k], b[k + 1], halo, h, sp.stage->wraps());
+            const RowRanges need = rows_read(sb[i][k], sb[i][k + 1], halo, h, sp.stage->wraps());
+            const std::vector<int>& pb = rows_of(sp.producer);
             for (int j = 0; j < strips; ++j) {
               const bool ordered = strip_stream(slot, j) == s && (sp.producer >= 0 || !copy_stream);
-              if (ordered || !need.overlaps(b[j], b[j + 1])) continue;
+              if (ordered || !need.overlaps(pb[j], pb[j + 1])) continue;
               const cudaEvent_t e = sp.producer < 0 ? slot.h2d_done[j].get()
                                                     : slot.stages[sp.producer].done[j].get();
               JP_CUDA(cudaStreamWaitEvent(s, e, 0));
@@ -762,7 +777,7 @@ class CudaExecutor : public Executor {
           } else if (multi) {
             JP_CUDA(cudaStreamWaitEvent(s, ss.joined.get(), 0));
           }
-          ss.gpu->launch(pass, k, b[k], b[k + 1], s);
+          ss.gpu->launch(pass, k, sb[i][k], sb[i][k + 1], s);
           JP_CUDA(cudaEventRecord(ss.done[k].get(), s));
           if (pass + 1 == passes && timed(k, strips, false)) {
             record_timing(ss.t_end[k].get(), s, capturing);
@@ -798,7 +813,8 @@ class CudaExecutor : public Executor {
         }
         if (timed(k, strips, true)) record_timing(slot.t_d2h0[k].get(), s, capturing);
         for (const auto& [name, out] : p.outputs) {
-          JP_CUDA(copy_rows(out.view(), views.at(name), b[k], b[k + 1], cudaMemcpyDeviceToHost, s));
+          const std::vector<int>& wb = sb[writer_.at(name)];
+          JP_CUDA(copy_rows(out.view(), views.at(name), wb[k], wb[k + 1], cudaMemcpyDeviceToHost, s));
         }
         if (timed(k, strips, false)) record_timing(slot.t_d2h[k].get(), s, capturing);
       }

@@ -81,5 +81,10 @@ double percentile(std::vector<double> v, double q);
 // ratio (0, 1]: each strip holds `ratio` times the rows of the one before it (1: equal strips;
 // every strip at least one row).
 std::vector<int> strip_bounds(int height, int strips, double ratio = 1.0);
+// A stage's strips when the frame's are b: moved up by `skew` rows (the first starting at 0, the
+// last ending at b.back()), every strip keeping at least one row. The CUDA executor skews each
+// stage by its producer's skew plus its own halo, so that strip k of a chain of stages reads only
+// rows that strips 0..k of the stage before it write.
+std::vector<int> skewed_bounds(const std::vector<int>& b, int skew);
 
 }  // namespace jetpipe

@@ -34,6 +34,13 @@ std::vector<int> strip_bounds(int height, int strips, double ratio) {
   return b;
 }
 
+std::vector<int> skewed_bounds(const std::vector<int>& b, int skew) {
+  std::vector<int> out = b;
+  const int n = static_cast<int>(b.size()) - 1, h = b.back();
+  for (int k = 1; k < n; ++k) out[k] = std::clamp(b[k] - skew, out[k - 1] + 1, h - (n - k));
+  return out;
+}
+
 void check_stage_input(const Stage& stage, PixelFormat in) {
   std::string why;
   if (stage.accepts(in, &why)) return;

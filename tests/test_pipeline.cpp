@@ -237,6 +237,14 @@ TEST(StripBounds, CoverRowsOnce) {
   }
 }
 
+TEST(StripBounds, SkewedStripsMoveUpAndKeepARow) {
+  EXPECT_EQ(skewed_bounds({0, 270, 540, 810, 1080}, 8), (std::vector<int>{0, 262, 532, 802, 1080}));
+  EXPECT_EQ(skewed_bounds({0, 270, 540, 810, 1080}, 0), (std::vector<int>{0, 270, 540, 810, 1080}));
+  EXPECT_EQ(skewed_bounds({0, 1, 2, 3}, 5), (std::vector<int>{0, 1, 2, 3}));
+  EXPECT_EQ(skewed_bounds({0, 3, 6, 9, 12}, 4), (std::vector<int>{0, 1, 2, 5, 12}));
+  EXPECT_EQ(skewed_bounds({0, 7}, 3), (std::vector<int>{0, 7}));
+}
+
 TEST(StripBounds, RatioShrinksTheLaterStrips) {
   // 1080 rows, 4 strips, each half the one before: 576, 288, 144, 72.
   EXPECT_EQ(strip_bounds(1080, 4, 0.5), (std::vector<int>{0, 576, 864, 1008, 1080}));
