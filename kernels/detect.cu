@@ -10,7 +10,9 @@
 //   buffer (capacity C). The counter counts every candidate, also those beyond C: N is exact.
 //   Or detect_stream (DetectPath; F32, aligned rows, r ≤ 4): warps stream rows through shared
 //   memory, survivors gathered per block in shared memory, one atomicAdd per block (below).
-// - detect_finish (a cooperative launch): the best K = max_detections in the contract's order.
+// - detect_finish (a cooperative launch): the best K = max_detections in the contract's order;
+//   with DetectParams::candidates_ahead (strips' candidates ran with a lower bound of the
+//   threshold), first counted and kept above the frame's own threshold.
 // - K > 4096 only: CUB DeviceRadixSort of the K kept keys, then detect_write.
 //
 // Why it is exact. A candidate is the 64-bit key (~order(score) << 32) | (y·W + x), order() being
@@ -115,11 +117,6 @@ struct Header {
   u64 count;         // candidates found by the candidate launches (exact; reset by the finish)
   u32 max_key;       // order_key of the maximum, 0 = none yet (reset by the finish)
   u32 done;          // finish blocks done; the last one resets the fields above
-  // ~(the smallest max_key a candidates launch computed its threshold from), 0 = none (reset by
-  // the finish): below the frame's max_key, some candidates used a lower threshold (strips that
-  // ran before the whole response was written) and the finish applies the frame's own.
-  u32 used_inv;
-  u32 unused;
   u64 out_count;     // points of this frame, for detect_write
   u64 valid;         // finish scratch from here on (initialized by the finish when it needs it)
   u64 compacted[2];
@@ -471,17 +468,10 @@ struct CandArgs {
 };
 
 // A candidates launch's threshold: float(threshold), or quality · the maximum gathered so far (the
-// frame's, or a lower bound of it where the strips' candidates run as their rows are written);
-// the smallest maximum used is noted for the finish. Every lane of a full warp calls it.
+// frame's, or a lower bound of it where strips' candidates run ahead of the whole response).
 template <class Args>
-__device__ __forceinline__ float candidates_threshold(const Args& a, Header* h) {
-  if (!a.use_quality) return a.thresh;
-  const u32 key = *static_cast<volatile const u32*>(&h->max_key);
-  const u32 inv = __reduce_max_sync(0xffffffffu, ~key);
-  if ((threadIdx.x & 31) == 0 && inv > *static_cast<volatile const u32*>(&h->used_inv)) {
-    atomicMax(&h->used_inv, inv);
-  }
-  return quality_threshold(a.quality, key);
+__device__ __forceinline__ float candidates_threshold(const Args& a, const Header* h) {
+  return a.use_quality ? quality_threshold(a.quality, h->max_key) : a.thresh;
 }
 
 template <class T, int R, bool kSmemTile>
@@ -802,6 +792,7 @@ __global__ void __launch_bounds__(StreamPolicy::kThreads, StreamPolicy::min_bloc
 // -------------------------------------------------------------------------------------
 struct FinishArgs {
   CandArgs c;
+  bool ahead;  // DetectParams::candidates_ahead
   Header* h;
   u64* cand;
   u64 cap;
@@ -1191,12 +1182,11 @@ __global__ void __launch_bounds__(Policy::kThreads, 2) detect_finish_kernel(Fini
   Header* h = a.h;
   // Read once (reset at the end); uniform over the grid, as every branch below.
   const u64 n_all = *static_cast<volatile const u64*>(&h->count);
-  const u32 max_key = *static_cast<volatile const u32*>(&h->max_key);
+  const u32 max_key = h->max_key;
   const float thresh = a.c.use_quality ? quality_threshold(a.c.quality, max_key) : a.c.thresh;
-  // Candidates found with a lower threshold than the frame's (strips ahead of the whole response):
-  // only the keys below the frame's limit count.
-  const bool lower = a.c.use_quality && n_all > 0 &&
-                     ~*static_cast<volatile const u32*>(&h->used_inv) < max_key;
+  // Candidates possibly found with a lower threshold than the frame's (strips ahead of the whole
+  // response): only the keys below the frame's limit count.
+  const bool lower = a.c.use_quality && a.ahead && n_all > 0;
   int pass = 0;
   bool ready = false;
   auto init = [&] {
@@ -1288,7 +1278,6 @@ __global__ void __launch_bounds__(Policy::kThreads, 2) detect_finish_kernel(Fini
     if (atomicAdd(&h->done, 1u) == gridDim.x - 1) {
       h->count = 0;
       h->max_key = 0;
-      h->used_inv = 0;
       h->done = 0;
       __threadfence();
     }
@@ -1480,6 +1469,7 @@ cudaError_t launch_finish_t(const DetectParams& p, const ImageView& v, int y0, i
   auto* base = static_cast<unsigned char*>(ws);
   FinishArgs a{};
   a.c = cand_args(p, v, y0, y1);
+  a.ahead = p.candidates_ahead;
   a.h = header_of(ws);
   a.cand = reinterpret_cast<u64*>(base + l.cand);
   a.cap = l.cap;

@@ -28,6 +28,11 @@ struct DetectParams {
   double quality = 0.01;  // relative to the frame's maximum, when use_quality
   int nms_radius = 1;
   int max_detections = 1000;
+  // GPU strips (quality, the maximum gathered by the response's writer): some launch_detect_
+  // candidates ran before every strip's maximum was in, with a lower threshold; the finish then
+  // keeps only the candidates above the frame's own (see "Strips" below). Costs the finish one
+  // more pass over the candidates; harmless when set without need.
+  bool candidates_ahead = false;
 };
 
 inline int detect_halo(const DetectParams& p) { return p.nms_radius; }
@@ -122,9 +127,9 @@ cudaError_t launch_detect(const DetectParams& p, const ImageView& response, int 
 // Where the maximum is gathered by the response's writer, step 2 for a strip may also run as soon
 // as the response rows it reads are written, before the other strips' maxima are in: it then uses
 // quality · (the maximum gathered so far), a lower bound of the frame's threshold, so it appends a
-// superset of its candidates; the finish sees that a lower threshold was used and counts and keeps
-// only the keys above the frame's own (one more pass over the buffer, or over the image where the
-// buffer overflowed).
+// superset of its candidates; with p.candidates_ahead the finish counts and keeps only the keys
+// above the frame's own (one more pass over the buffer, or over the image where the buffer
+// overflowed).
 // The result equals launch_detect over [y0, y1). The caller orders the steps (one stream, or
 // events) and keeps the response unchanged until the finish has run (it reads scores back and, when
 // the candidates overflowed the buffer, re-runs the NMS over [y0, y1)).

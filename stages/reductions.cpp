@@ -200,7 +200,9 @@ class DetectGpu : public StageGpu {
   std::uint32_t* maximum_slot() override {
     return p_.use_quality && ws_.get() != nullptr ? detect_max_slot(ws_.get()) : nullptr;
   }
-  void launch(int pass, int, int y0, int y1, GpuStream stream) override {
+  void launch(int pass, int strip, int y0, int y1, GpuStream stream) override {
+    if (pass == 0 && strip == 0) strips_ = 0;
+    strips_ = std::max(strips_, strip + 1);
     if (p_.use_quality && pass == 0) {
       if (max_fed_) return;  // the producer's launches gathered it (all strips: pass 1 waits)
       check_stage_launch(launch_detect_max(p_, in_, y0, y1, ws_.get(), stream), label_,
@@ -215,7 +217,9 @@ class DetectGpu : public StageGpu {
   // maximum gathered so far; the finish applies the frame's threshold (kernels/detect.h, Strips).
   bool joins_before(int pass) const override { return pass > 0 && !max_fed_; }
   void merge(int, GpuStream stream) override {
-    check_stage_launch(launch_detect_finish(p_, in_, 0, in_.height, ws_.get(),
+    DetectParams p = p_;
+    p.candidates_ahead = max_fed_ && strips_ > 1;  // joins_before: strips ran ahead
+    check_stage_launch(launch_detect_finish(p, in_, 0, in_.height, ws_.get(),
                                             out_.device<DetectDeviceResult>(), stream),
                        label_, "launch_detect_finish");
     out_.copy_back(stream);
@@ -228,6 +232,7 @@ class DetectGpu : public StageGpu {
   DetectParams p_;
   std::string label_;
   bool max_fed_ = false;
+  int strips_ = 0;  // the current frame's strips (launch)
   ImageView in_;
   ResultBuffer out_;
   DeviceBuffer ws_;

@@ -128,6 +128,8 @@ class GpuDetector {
   // the maximum gathered so far; then one finish.
   DetectResult run_strips_ahead(const ImageView& dev, const std::vector<int>& cuts) {
     poison();
+    DetectParams p = p_;
+    p.candidates_ahead = true;
     const std::size_t n = cuts.size() - 1;
     for (std::size_t i = 0; i <= n; ++i) {
       if (i < n) JP_CUDA(launch_detect_max(p_, dev, cuts[i], cuts[i + 1], ws_.get(), stream_));
@@ -135,7 +137,7 @@ class GpuDetector {
         JP_CUDA(launch_detect_candidates(p_, dev, cuts[i - 1], cuts[i], ws_.get(), stream_));
       }
     }
-    JP_CUDA(launch_detect_finish(p_, dev, cuts.front(), cuts.back(), ws_.get(), out(), stream_));
+    JP_CUDA(launch_detect_finish(p, dev, cuts.front(), cuts.back(), ws_.get(), out(), stream_));
     return fetch();
   }
 

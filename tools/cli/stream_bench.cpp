@@ -322,6 +322,7 @@ int cmd_bench_pipeline(const StreamBenchOptions& o) {
     std::vector<PlatformProfile> runs = {
         make_profile("copy", 1, 1, false, "auto"),
         load_platform(platform_dir() + "/discrete.yaml"),
+        tapered(load_platform(platform_dir() + "/discrete.yaml"), 0.5),
         make_profile("pinned-chunked", 1, 2, true, "auto"),
         make_profile("pinned-chunked", 1, 3, true, "auto"),
         make_profile("pinned-chunked", 1, 4, true, "auto"),
@@ -334,6 +335,8 @@ int cmd_bench_pipeline(const StreamBenchOptions& o) {
         tapered(make_profile("pinned-chunked", 4, 1, true, "auto", "frame"), 0.7),
         tapered(make_profile("pinned-chunked", 4, 1, true, "auto", "frame"), 0.5),
         tapered(make_profile("pinned-chunked", 4, 1, true, "auto", "frame"), 0.35),
+        tapered(make_profile("pinned-chunked", 4, 1, true, "auto", "frame"), 0.25),
+        tapered(make_profile("pinned-chunked", 4, 1, true, "auto", "frame"), 0.15),
         make_profile("pinned-chunked", 4, 2, false, "auto"),
         make_profile("pinned-chunked", 4, 2, true, "auto"),
         make_profile("pinned-chunked", 4, 2, true, "auto", "frame"),
