@@ -1182,8 +1182,7 @@ __global__ void __launch_bounds__(Policy::kThreads, 2) detect_finish_kernel(Fini
   Header* h = a.h;
   // Read once (reset at the end); uniform over the grid, as every branch below.
   const u64 n_all = *static_cast<volatile const u64*>(&h->count);
-  const u32 max_key = h->max_key;
-  const float thresh = a.c.use_quality ? quality_threshold(a.c.quality, max_key) : a.c.thresh;
+  const float thresh = candidates_threshold(a.c, h);  // the frame's: every strip's maximum is in
   // Candidates possibly found with a lower threshold than the frame's (strips ahead of the whole
   // response): only the keys below the frame's limit count.
   const bool lower = a.c.use_quality && a.ahead && n_all > 0;

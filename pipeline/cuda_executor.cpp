@@ -94,7 +94,6 @@ struct StagePlan {
   int skew = 0;
 };
 
-
 // The input rows a strip [y0, y1) with this halo may read in an image of h rows: the window
 // clipped to the image, and for a stage that wraps, where the window crosses an edge, also the rows
 // within the halo of the opposite edge (reflect, replicate and constant stay inside the clipped
@@ -687,7 +686,6 @@ class CudaExecutor : public Executor {
     const std::vector<int>& b = p.bounds;  // the frame's strips (its copies)
     std::vector<std::vector<int>> sb(plans_.size());  // each stage's (StagePlan::skew)
     for (std::size_t i = 0; i < plans_.size(); ++i) sb[i] = skewed_bounds(b, plans_[i].skew);
-    auto rows_of = [&](int stage) -> const std::vector<int>& { return stage < 0 ? b : sb[stage]; };
     const int strips = static_cast<int>(b.size()) - 1;
     const int h = b.back();
     const bool multi = !slot.streams.empty();
@@ -766,7 +764,7 @@ class CudaExecutor : public Executor {
           if (multi && (pass == 0 || !ss.gpu->joins_before(pass))) {
             // The rows this strip reads, written by other streams' strips.
             const RowRanges need = rows_read(sb[i][k], sb[i][k + 1], halo, h, sp.stage->wraps());
-            const std::vector<int>& pb = rows_of(sp.producer);
+            const std::vector<int>& pb = sp.producer < 0 ? b : sb[sp.producer];  // its strips
             for (int j = 0; j < strips; ++j) {
               const bool ordered = strip_stream(slot, j) == s && (sp.producer >= 0 || !copy_stream);
               if (ordered || !need.overlaps(pb[j], pb[j + 1])) continue;
@@ -814,7 +812,8 @@ class CudaExecutor : public Executor {
         if (timed(k, strips, true)) record_timing(slot.t_d2h0[k].get(), s, capturing);
         for (const auto& [name, out] : p.outputs) {
           const std::vector<int>& wb = sb[writer_.at(name)];
-          JP_CUDA(copy_rows(out.view(), views.at(name), wb[k], wb[k + 1], cudaMemcpyDeviceToHost, s));
+          JP_CUDA(
+              copy_rows(out.view(), views.at(name), wb[k], wb[k + 1], cudaMemcpyDeviceToHost, s));
         }
         if (timed(k, strips, false)) record_timing(slot.t_d2h[k].get(), s, capturing);
       }

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cmath>
 #include <deque>
+#include <sstream>
 
 #include "pipeline/core/error.h"
 #include "pipeline/executor.h"
@@ -30,7 +31,6 @@ std::vector<int> strip_bounds(int height, int strips, double ratio) {
     const int ideal = static_cast<int>(std::lround(height * (upto[k] / total)));
     b[k] = std::clamp(ideal, k == 0 ? 0 : b[k - 1] + 1, height - (strips - k));
   }
-  b[strips] = height;
   return b;
 }
 
@@ -99,9 +99,10 @@ class HostExecutor : public Executor {
 
   std::size_t in_flight() const override { return done_.size(); }
   std::string describe() const override {
-    std::string d = "host (CPU twins), " + std::to_string(chunks_) + " strip" + (chunks_ == 1 ? "" : "s");
-    if (chunks_ > 1 && ratio_ < 1.0) d += ", each " + std::to_string(ratio_).substr(0, 4) + " of the one before";
-    return d;
+    std::ostringstream os;  // as the CUDA executor writes its strips
+    os << "host (CPU twins), " << chunks_ << " strip" << (chunks_ == 1 ? "" : "s");
+    if (chunks_ > 1 && ratio_ < 1.0) os << ", each " << ratio_ << " of the one before";
+    return os.str();
   }
 
  private:

@@ -199,7 +199,8 @@ PlatformProfile load_platform(const std::string& path) {
     } else {
       throw config_error(yaml_where(path, kv.first) + ": unknown key '" + k +
                          "' (valid: name, description, backend, memory, chunks, min_strip_mb, "
-                         "strip_ratio, streams, frames_in_flight, cuda_graphs, results, timing, timing_every)");
+                         "strip_ratio, streams, frames_in_flight, cuda_graphs, results, timing, "
+                         "timing_every)");
     }
   }
   if (p.backend == "cpu" && p.memory != "host") {

@@ -204,7 +204,7 @@ class DetectGpu : public StageGpu {
     if (pass == 0 && strip == 0) strips_ = 0;
     strips_ = std::max(strips_, strip + 1);
     if (p_.use_quality && pass == 0) {
-      if (max_fed_) return;  // the producer's launches gathered it (all strips: pass 1 waits)
+      if (max_fed_) return;  // the producer's launches gather it (pass 1 may run ahead of it)
       check_stage_launch(launch_detect_max(p_, in_, y0, y1, ws_.get(), stream), label_,
                          "launch_detect_max");
     } else {
