@@ -184,6 +184,7 @@ class DetectGpu : public StageGpu {
   DetectGpu(DetectParams p, std::string label) : p_(p), label_(std::move(label)) {}
   bool bind(const GpuBinding& b) override {
     in_ = b.in;
+    strips_ = b.strips;
     bool changed = out_.ensure(detect_result_bytes(p_), b.results);
     const std::size_t bytes = detect_workspace_bytes(p_, b.in.width, b.in.height);
     if (bytes != ws_.bytes() || ws_.get() == nullptr) {
@@ -200,9 +201,7 @@ class DetectGpu : public StageGpu {
   std::uint32_t* maximum_slot() override {
     return p_.use_quality && ws_.get() != nullptr ? detect_max_slot(ws_.get()) : nullptr;
   }
-  void launch(int pass, int strip, int y0, int y1, GpuStream stream) override {
-    if (pass == 0 && strip == 0) strips_ = 0;
-    strips_ = std::max(strips_, strip + 1);
+  void launch(int pass, int, int y0, int y1, GpuStream stream) override {
     if (p_.use_quality && pass == 0) {
       if (max_fed_) return;  // the producer's launches gather it (pass 1 may run ahead of it)
       check_stage_launch(launch_detect_max(p_, in_, y0, y1, ws_.get(), stream), label_,
@@ -232,7 +231,7 @@ class DetectGpu : public StageGpu {
   DetectParams p_;
   std::string label_;
   bool max_fed_ = false;
-  int strips_ = 0;  // the current frame's strips (launch)
+  int strips_ = 1;  // the frame's strips (GpuBinding::strips)
   ImageView in_;
   ResultBuffer out_;
   DeviceBuffer ws_;
