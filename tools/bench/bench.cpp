@@ -2,13 +2,16 @@
 #include "tools/bench/bench.h"
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "pipeline/core/cuda_check.h"
+#include "pipeline/core/error.h"
 #include "pipeline/io/image_io.h"
+#include "tools/bench/blocking.h"
 
 namespace jetpipe::bench {
 
@@ -27,6 +30,9 @@ Bench::Bench(int reps, std::string filter, std::vector<Size> sizes)
   JP_CUDA(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
   JP_CUDA(cudaEventCreate(&start_));
   JP_CUDA(cudaEventCreate(&stop_));
+  JP_CUDA(
+      cudaHostAlloc(reinterpret_cast<void**>(&release_), 2 * sizeof(int), cudaHostAllocMapped));
+  release_[0] = release_[1] = 0;
   copy_gbps_ = measure_copy_bandwidth();
   std::printf("device: %s, %d SMs, L2 %d MiB, copy bandwidth (read + write, 1 GiB D2D) %.0f GB/s\n",
               props_.name, props_.multiProcessorCount, props_.l2CacheSize >> 20, copy_gbps_);
@@ -35,6 +41,7 @@ Bench::Bench(int reps, std::string filter, std::vector<Size> sizes)
 Bench::~Bench() {
   cudaEventDestroy(start_);
   cudaEventDestroy(stop_);
+  cudaFreeHost(release_);
   cudaStreamDestroy(stream_);
 }
 
@@ -42,18 +49,39 @@ bool Bench::wants(const std::string& kernel) const {
   return filter_.empty() || kernel.find(filter_) != std::string::npos;
 }
 
-double Bench::time_us(const std::function<void(int)>& launch) {
+double Bench::time_us(const std::function<void(int)>& launch) { return time_impl(launch, false); }
+
+double Bench::time_gpu_us(const std::function<void(int)>& launch) {
+  return time_impl(launch, true);
+}
+
+double Bench::time_impl(const std::function<void(int)>& launch, bool blocked) {
   const int warmup = 3;
   for (int i = 0; i < warmup; ++i) launch(i);
   JP_CUDA(cudaGetLastError());
   JP_CUDA(cudaStreamSynchronize(stream_));
+  int* dev_release = nullptr;
+  JP_CUDA(cudaHostGetDevicePointer(reinterpret_cast<void**>(&dev_release), release_, 0));
+  volatile int* release = release_;
   std::vector<double> t;
   for (int i = 0; i < reps_; ++i) {
+    if (blocked) {
+      release[0] = 0;
+      release[1] = 0;
+      JP_CUDA(launch_stream_blocker(dev_release, dev_release + 1, stream_));
+    }
     JP_CUDA(cudaEventRecord(start_, stream_));
     launch(warmup + i);
     JP_CUDA(cudaGetLastError());
     JP_CUDA(cudaEventRecord(stop_, stream_));
+    if (blocked) {
+      std::atomic_thread_fence(std::memory_order_seq_cst);
+      release[0] = 1;
+    }
     JP_CUDA(cudaEventSynchronize(stop_));
+    if (blocked && release[1] != 0) {
+      throw Error("jetpipe-bench: the blocking kernel was not released within a second");
+    }
     float ms = 0;
     JP_CUDA(cudaEventElapsedTime(&ms, start_, stop_));
     t.push_back(ms * 1000.0);

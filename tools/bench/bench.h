@@ -57,6 +57,11 @@ class Bench {
   // Median µs of `launch(rep)`, which enqueues the work of one run on stream() (rep counts from 0
   // over warm-up and timed runs, for rotating inputs). Checks every launch's error.
   double time_us(const std::function<void(int rep)>& launch);
+  // The same work's GPU time alone: a blocking kernel (tools/bench/blocking.h) holds the stream
+  // while the host queues the start event, the work and the stop event, then the host releases it.
+  // time_us() from an idle stream also counts the host's submission of the work (the GPU idles
+  // while cudaLaunchKernel or cudaGraphLaunch runs on the host); this does not (NVBench's method).
+  double time_gpu_us(const std::function<void(int rep)>& launch);
   // Median µs of a host function (CPU baselines), warm-up excluded.
   double time_host_us(const std::function<void()>& fn, int reps = 0);
 
@@ -71,12 +76,14 @@ class Bench {
 
  private:
   double measure_copy_bandwidth();
+  double time_impl(const std::function<void(int rep)>& launch, bool blocked);
 
   int reps_;
   std::string filter_;
   std::vector<Size> sizes_;
   cudaStream_t stream_ = nullptr;
   cudaEvent_t start_ = nullptr, stop_ = nullptr;
+  int* release_ = nullptr;  // host-mapped: [0] releases the blocking kernel, [1] its timeout
   cudaDeviceProp props_{};
   double copy_gbps_ = 0;
   std::vector<Row> rows_;
