@@ -12,7 +12,9 @@
 //   memory, survivors gathered per block in shared memory, one atomicAdd per block (below).
 // - detect_finish (a cooperative launch): the best K = max_detections in the contract's order;
 //   with DetectParams::candidates_ahead (strips' candidates ran with a lower bound of the
-//   threshold), first counted and kept above the frame's own threshold.
+//   threshold), only those above the frame's own threshold count: where the buffer holds few
+//   enough keys for the finish by ranks, all of them are ranked at once (those below the frame's
+//   threshold rank last and are never written); otherwise they are first counted and gathered.
 // - K > 4096 only: CUB DeviceRadixSort of the K kept keys, then detect_write.
 //
 // Why it is exact. A candidate is the 64-bit key (~order(score) << 32) | (y·W + x), order() being
@@ -1142,18 +1144,35 @@ __device__ void block_finish(const u64* src, int n, u64 k, u64 count, const Resp
 // places are written, each once, without a sort. About kpb·n/kThreads comparisons a thread (8
 // keys a block: n/32; with 32 keys a block, as first written, n/8): cheaper than block 0's select
 // and merge sort, which leave the rest of the grid idle.
+// Only the keys below `limit` count (candidates run ahead of the frame's maximum, kept with a lower
+// threshold, are at or above it; ~0 keeps every key): they are the smallest keys, so their ranks
+// among all n are their places among themselves, and the keys at or above the limit rank after
+// them and are never written. Each block counts them in its copy of the keys; returns that count
+// (the same in every block that has keys to rank, which block 0 always has; 0 in the others).
 template <class T>
-__device__ void rank_write(const u64* src, int n, u64 count, const ResponseView& v,
-                           Detection* points, unsigned char* work) {
+__device__ u64 rank_write(const u64* src, int n, u64 limit, u64 k, const ResponseView& v,
+                          Detection* points, unsigned char* work) {
   const int grid = static_cast<int>(gridDim.x);
   const int kpb = n <= 8 * grid ? 8 : n <= 16 * grid ? 16 : Policy::kRankKeys;  // uniform
   const int first = static_cast<int>(blockIdx.x) * kpb;
-  if (first >= n) return;                                          // uniform over the block
+  if (first >= n) return 0;                                        // uniform over the block
   u64* keys = reinterpret_cast<u64*>(work);                        // kRankMax
   int* partial = reinterpret_cast<int*>(keys + Policy::kRankMax);  // [parts][kpb]
-  for (int i = static_cast<int>(threadIdx.x); i < n; i += Policy::kThreads)
-    keys[i] = __ldcg(src + i);
+  __shared__ int warp_valid[Policy::kThreads / 32];
+  int mine_valid = 0;
+#pragma unroll 4
+  for (int i = static_cast<int>(threadIdx.x); i < n; i += Policy::kThreads) {
+    const u64 key = __ldcg(src + i);
+    keys[i] = key;
+    mine_valid += key < limit ? 1 : 0;
+  }
+  mine_valid = __reduce_add_sync(0xffffffffu, mine_valid);
+  if (threadIdx.x % 32 == 0) warp_valid[threadIdx.x / 32] = mine_valid;
   __syncthreads();
+  int valid = 0;
+#pragma unroll
+  for (int w = 0; w < Policy::kThreads / 32; ++w) valid += warp_valid[w];
+  const u64 count = min(static_cast<u64>(valid), k);
   const int parts = Policy::kThreads / kpb;
   const int slot = static_cast<int>(threadIdx.x) % kpb, part = static_cast<int>(threadIdx.x) / kpb;
   const int i = first + slot;
@@ -1170,6 +1189,7 @@ __device__ void rank_write(const u64* src, int n, u64 count, const ResponseView&
     for (int p = 0; p < parts; ++p) rank += partial[p * kpb + slot];
     if (static_cast<u64>(rank) < count) points[rank] = decode<T>(mine, v);
   }
+  return static_cast<u64>(valid);
 }
 
 // (256, 2): at most 128 registers, so two blocks fit an SM; with (256) alone ptxas trimmed the
@@ -1206,7 +1226,16 @@ __global__ void __launch_bounds__(Policy::kThreads, 2) detect_finish_kernel(Fini
     ready = true;
   };
   u64 n_valid = n_all, m = n_all, limit = ~0ull;
-  if (n_all > a.cap) {  // the buffer overflowed: re-run the NMS until the wanted keys fit
+  // Few enough keys in the buffer for the finish by ranks over all of them (rank_write), even
+  // those of a lower threshold: no grid-wide count, select or compaction first.
+  const bool rank_all = n_all <= a.cap && !a.big && n_all <= static_cast<u64>(Policy::kRankMax) &&
+                        n_all <= static_cast<u64>(Policy::kRankKeys) * gridDim.x;
+  if (rank_all) {
+    if (lower) limit = threshold_limit(thresh);
+    n_valid = n_all > 0 ? rank_write<T>(a.cand, static_cast<int>(n_all), limit, a.k, a.c.nms.v,
+                                        a.points, work)
+                        : 0;
+  } else if (n_all > a.cap) {  // the buffer overflowed: re-run the NMS until the wanted keys fit
     init();
     const ImageSource<T, kSmemTile> image{a.c.nms, thresh, reinterpret_cast<float*>(work)};
     u64 bound = ~0ull;
@@ -1224,7 +1253,7 @@ __global__ void __launch_bounds__(Policy::kThreads, 2) detect_finish_kernel(Fini
   const u64* src = a.cand;
   u64 n_src = 0;
   bool block_sort = false;
-  if (count > 0) {
+  if (count > 0 && !rank_all) {
     // What block 0 sorts, and what a grid-wide select narrows to when there is more (or, with
     // keys of a lower threshold in the buffer, where the wanted ones are gathered).
     const bool small_k = a.k <= static_cast<u64>(Policy::kSmallSort);
@@ -1255,7 +1284,7 @@ __global__ void __launch_bounds__(Policy::kThreads, 2) detect_finish_kernel(Fini
       }
     } else if (n_src <= static_cast<u64>(Policy::kRankMax) &&
                n_src <= static_cast<u64>(Policy::kRankKeys) * gridDim.x) {
-      rank_write<T>(src, static_cast<int>(n_src), count, a.c.nms.v, a.points, work);
+      rank_write<T>(src, static_cast<int>(n_src), limit, a.k, a.c.nms.v, a.points, work);
     } else {
       block_sort = true;
     }
