@@ -24,6 +24,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <deque>
 #include <limits>
 #include <map>
@@ -318,7 +319,13 @@ class CudaExecutor : public Executor {
  private:
   bool single_stream() const { return streams_ <= 1 && memory_ != Memory::kPinnedChunked; }
   // Whether a frame of `strips` strips runs the StagePlan::beside stages on the side stream.
-  bool beside_on(int strips) const { return single_stream() || strips == 1; }
+  bool beside_on(int strips) const {
+    static const bool strips_too = [] {
+      const char* e = std::getenv("JETPIPE_BESIDE_STRIPS");
+      return e == nullptr || e[0] != '0';
+    }();
+    return strips_too || single_stream() || strips == 1;
+  }
 
   // Which stage writes each stage's input, which outputs are kept, what fuses.
   void plan() {
@@ -567,6 +574,22 @@ class CudaExecutor : public Executor {
                            pool_ ? pooled.pitch : 0)
             : pooled;
     std::map<std::string, ImageView> views = {{kFrameImage, frame_dev}};
+    // Stage timing on every timing_every-th frame; the others get only their GPU span.
+    const cudaStream_t main = slot.main.get();
+    auto begin_timing = [&] {
+      p->timed = timing_level_ != Timing::kFrame && started_++ % timing_every_ == 0;
+      timing_now_ = p->timed;
+      JP_CUDA(cudaEventRecord(slot.t_begin.get(), main));
+    };
+    // Strip copies issued first, ahead of the bindings and the graph launch (plain stream work on
+    // the copy stream), so the first strip crosses the bus while the host prepares the rest.
+    const bool copies_first = graphs_ && copies_outside_graph(slot);
+    if (copies_first) {
+      begin_timing();
+      JP_CUDA(cudaEventRecord(slot.fork.get(), main));
+      JP_CUDA(cudaStreamWaitEvent(slot.copy_in.get(), slot.fork.get(), 0));
+      copy_strips_in(slot, *p, frame_dev, false);
+    }
 
     // Outputs: device images; the ones asked for also get host memory (pool or pageable).
     for (std::size_t i = 0; i < plans_.size(); ++i) {
@@ -604,7 +627,6 @@ class CudaExecutor : public Executor {
     }
     if (changed) slot.graphs.clear();
 
-    const cudaStream_t main = slot.main.get();
     if (memory_ == Memory::kCopy) {
       // The baseline: a synchronous copy from pageable memory, the whole frame at once.
       ScopedRange r("h2d (synchronous)");
@@ -619,10 +641,7 @@ class CudaExecutor : public Executor {
     }
     if (memory_ == Memory::kManaged) attach_managed(slot, *p, views, cudaMemAttachSingle);
 
-    // Stage timing on every timing_every-th frame; the others get only their GPU span.
-    p->timed = timing_level_ != Timing::kFrame && started_++ % timing_every_ == 0;
-    timing_now_ = p->timed;
-    JP_CUDA(cudaEventRecord(slot.t_begin.get(), main));
+    if (!copies_first) begin_timing();
     if (graphs_) {
       // Everything a captured graph refers to: host and device buffers and their shapes, and
       // whether it records the timing events.
@@ -641,7 +660,7 @@ class CudaExecutor : public Executor {
         if (slot.graphs.size() >= 16) slot.graphs.clear();
         JP_CUDA(cudaStreamBeginCapture(main, cudaStreamCaptureModeThreadLocal));
         try {
-          enqueue(slot, *p, views, true);
+          enqueue(slot, *p, views, true, copies_first);
         } catch (...) {
           cudaGraph_t g = nullptr;
           cudaStreamEndCapture(main, &g);
@@ -653,8 +672,11 @@ class CudaExecutor : public Executor {
         it = slot.graphs.emplace(std::move(key), std::make_unique<GraphExec>(g)).first;
       }
       JP_CUDA(cudaGraphLaunch(it->second->get(), main));
+      if (copies_first) {  // the frame ends after its copies too (its stages wait for them)
+        JP_CUDA(cudaStreamWaitEvent(main, slot.h2d_done[strips - 1].get(), 0));
+      }
     } else {
-      enqueue(slot, *p, views, false);
+      enqueue(slot, *p, views, false, false);
     }
     JP_CUDA(cudaEventRecord(slot.t_finish.get(), main));
     if (memory_ == Memory::kManaged) attach_managed(slot, *p, views, cudaMemAttachHost);
@@ -679,9 +701,39 @@ class CudaExecutor : public Executor {
     for (const auto& [name, img] : p.outputs) attach(views.at(name));
   }
 
-  // Queues one frame's work on the slot's streams (also while capturing a graph).
+  // Whether the strip copies go ahead of the captured graph: pinned-chunked frames on strip
+  // streams with their copy stream. JETPIPE_COPIES_IN_GRAPH=1 keeps them in the graph.
+  bool copies_outside_graph(const Slot& slot) const {
+    static const bool in_graph = [] {
+      const char* e = std::getenv("JETPIPE_COPIES_IN_GRAPH");
+      return e != nullptr && e[0] == '1';
+    }();
+    return !in_graph && !slot.streams.empty() && memory_ == Memory::kPinnedChunked;
+  }
+
+  // The frame's strips in, in row order, on the copy stream (with strip streams) or each on its
+  // strip's stream; h2d_done[k] recorded after strip k.
+  void copy_strips_in(Slot& slot, const Pending& p, const ImageView& frame_dev, bool capturing) {
+    const std::vector<int>& b = p.bounds;
+    const int strips = static_cast<int>(b.size()) - 1;
+    const bool copy_stream = !slot.streams.empty() && memory_ == Memory::kPinnedChunked;
+    const ImageView host = p.frame.image.view();
+    for (int k = 0; k < strips; ++k) {
+      const cudaStream_t s = copy_stream ? slot.copy_in.get() : strip_stream(slot, k);
+      if (timed(k, strips, true)) record_timing(slot.t_start[k].get(), s, capturing);
+      if (memory_ == Memory::kPinnedChunked) {
+        JP_CUDA(copy_rows(frame_dev, host, b[k], b[k + 1], cudaMemcpyHostToDevice, s));
+      }
+      JP_CUDA(cudaEventRecord(slot.h2d_done[k].get(), s));
+      if (timed(k, strips, false)) record_timing(slot.t_h2d[k].get(), s, capturing);
+    }
+  }
+
+  // Queues one frame's work on the slot's streams (also while capturing a graph). With
+  // copies_done, the strip copies are already queued (copy_strips_in, outside the capture): the
+  // graph waits for their events as external events.
   void enqueue(Slot& slot, const Pending& p, const std::map<std::string, ImageView>& views,
-               bool capturing) {
+               bool capturing, bool copies_done) {
     const cudaStream_t main = slot.main.get();
     const std::vector<int>& b = p.bounds;  // the frame's strips (its copies)
     std::vector<std::vector<int>> sb(plans_.size());  // each stage's (StagePlan::skew)
@@ -696,23 +748,14 @@ class CudaExecutor : public Executor {
     // Strip copies in, in row order on one copy stream: strip 0 lands after 1/K of the copy and
     // its stages run while the later strips are still crossing the bus (copies issued on K
     // streams at once share the engines and all land at the end).
-    const ImageView frame_dev = views.at(kFrameImage);
-    const ImageView host = p.frame.image.view();
     const bool copy_stream = multi && memory_ == Memory::kPinnedChunked;
-    const cudaStream_t in_stream = copy_stream ? slot.copy_in.get() : main;
     if (copy_stream) {
-      JP_CUDA(cudaStreamWaitEvent(slot.copy_in.get(), slot.fork.get(), 0));
+      if (!copies_done) JP_CUDA(cudaStreamWaitEvent(slot.copy_in.get(), slot.fork.get(), 0));
       JP_CUDA(cudaStreamWaitEvent(slot.copy_out.get(), slot.fork.get(), 0));
     }
-    for (int k = 0; k < strips; ++k) {
-      const cudaStream_t s = copy_stream ? in_stream : strip_stream(slot, k);
-      if (timed(k, strips, true)) record_timing(slot.t_start[k].get(), s, capturing);
-      if (memory_ == Memory::kPinnedChunked) {
-        JP_CUDA(copy_rows(frame_dev, host, b[k], b[k + 1], cudaMemcpyHostToDevice, s));
-      }
-      JP_CUDA(cudaEventRecord(slot.h2d_done[k].get(), s));
-      if (timed(k, strips, false)) record_timing(slot.t_h2d[k].get(), s, capturing);
-    }
+    if (!copies_done) copy_strips_in(slot, p, views.at(kFrameImage), capturing);
+    // Waits for strip j's copy (an external event when the copies ran ahead of the capture).
+    const unsigned copy_wait = copies_done && capturing ? cudaEventWaitExternal : 0;
     // Stages, pass by pass, strip by strip; a stage beside the others as soon as its input is
     // written.
     bool side_used = false;
@@ -724,14 +767,31 @@ class CudaExecutor : public Executor {
         ss.merged = false;
         ScopedRange range(plans_[i].stage->label());
         const cudaStream_t side = slot.side.get();
-        // Its input written: the frame's copy in, or its producer's last strip (all strips on
-        // one stream, or one strip).
-        JP_CUDA(cudaStreamWaitEvent(side,
-                                    producer < 0 ? slot.h2d_done[strips - 1].get()
-                                                 : slot.stages[producer].done[strips - 1].get(),
-                                    0));
-        if (timed(0, strips, true)) record_timing(ss.t_side.get(), side, capturing);
+        // Its input written: the frame's copy in, or its producer's strips. With all strips on
+        // one stream (or one strip), the last one once; on several streams, each strip waits for
+        // the producer strips holding its rows (its own, once its producer has written them).
+        auto wait_written = [&](int j) {
+          JP_CUDA(producer < 0
+                      ? cudaStreamWaitEvent(side, slot.h2d_done[j].get(), copy_wait)
+                      : cudaStreamWaitEvent(side, slot.stages[producer].done[j].get(), 0));
+        };
+        const std::vector<int>& pb = producer < 0 ? b : sb[producer];
+        // The side stream joins the capture before it waits for an external event.
+        if (copy_wait != 0) JP_CUDA(cudaStreamWaitEvent(side, slot.fork.get(), 0));
+        std::vector<bool> waited(static_cast<std::size_t>(strips), false);
         for (int k = 0; k < strips; ++k) {
+          if (!multi) {
+            if (k == 0) wait_written(strips - 1);
+          } else {
+            const RowRanges need = rows_read(sb[i][k], sb[i][k + 1], plans_[i].stage->halo(), h,
+                                             plans_[i].stage->wraps());
+            for (int j = 0; j < strips; ++j) {
+              if (waited[j] || !need.overlaps(pb[j], pb[j + 1])) continue;
+              wait_written(j);
+              waited[j] = true;
+            }
+          }
+          if (k == 0 && timed(0, strips, true)) record_timing(ss.t_side.get(), side, capturing);
           ss.gpu->launch(0, k, sb[i][k], sb[i][k + 1], side);
           JP_CUDA(cudaEventRecord(ss.done[k].get(), side));
           if (timed(k, strips, false)) record_timing(ss.t_end[k].get(), side, capturing);
@@ -768,9 +828,9 @@ class CudaExecutor : public Executor {
             for (int j = 0; j < strips; ++j) {
               const bool ordered = strip_stream(slot, j) == s && (sp.producer >= 0 || !copy_stream);
               if (ordered || !need.overlaps(pb[j], pb[j + 1])) continue;
-              const cudaEvent_t e = sp.producer < 0 ? slot.h2d_done[j].get()
-                                                    : slot.stages[sp.producer].done[j].get();
-              JP_CUDA(cudaStreamWaitEvent(s, e, 0));
+              JP_CUDA(sp.producer < 0
+                          ? cudaStreamWaitEvent(s, slot.h2d_done[j].get(), copy_wait)
+                          : cudaStreamWaitEvent(s, slot.stages[sp.producer].done[j].get(), 0));
             }
           } else if (multi) {
             JP_CUDA(cudaStreamWaitEvent(s, ss.joined.get(), 0));
@@ -829,7 +889,7 @@ class CudaExecutor : public Executor {
       };
       for (const auto& st : slot.streams) join(st.get());
       if (copy_stream) {
-        join(slot.copy_in.get());
+        if (!copies_done) join(slot.copy_in.get());
         join(slot.copy_out.get());
       }
     }
@@ -845,6 +905,8 @@ class CudaExecutor : public Executor {
       if (g) cudaGraphDestroy(g);
     }
     for (const auto& s : slot.streams) cudaStreamSynchronize(s.get());
+    cudaStreamSynchronize(slot.copy_in.get());  // copies issued ahead of the stages (start)
+    cudaStreamSynchronize(slot.copy_out.get());
     cudaStreamSynchronize(slot.side.get());
     cudaStreamSynchronize(slot.main.get());
     cudaGetLastError();  // clear a non-sticky launch error
