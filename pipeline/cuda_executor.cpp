@@ -318,7 +318,10 @@ class CudaExecutor : public Executor {
 
  private:
   bool single_stream() const { return streams_ <= 1 && memory_ != Memory::kPinnedChunked; }
-  // Whether a frame of `strips` strips runs the StagePlan::beside stages on the side stream.
+  // Whether a frame of `strips` strips runs the StagePlan::beside stages on the side stream:
+  // always, unless JETPIPE_BESIDE_STRIPS=0 keeps them in line on frames of several strips on
+  // several streams (as before; for comparisons). H100, 1080p K = 4 single frame: 1.39× the H2D
+  // beside, 1.46× in line (jetpipe bench pipeline, docs/PERFORMANCE.md).
   bool beside_on(int strips) const {
     static const bool strips_too = [] {
       const char* e = std::getenv("JETPIPE_BESIDE_STRIPS");
@@ -464,11 +467,11 @@ class CudaExecutor : public Executor {
     return slot;
   }
 
-  // Which stages may run beside the others (StagePlan::beside; on frames of one strip, or on one
-  // stream: strips on several streams already overlap stages): result-only stages of one pass
-  // and no halo that some other launched stage follows (from the same input or later), so there
-  // is work to overlap. H100, the 1080p default chain as a CUDA graph: 48.7 µs with histogram +
-  // stats on the side branch, 55.3 µs in line (jetpipe-bench --area pipeline, docs/PERFORMANCE.md).
+  // Which stages may run beside the others (StagePlan::beside; beside_on): result-only stages of
+  // one pass and no halo that some other launched stage follows (from the same input or later),
+  // so there is work to overlap. H100, the 1080p default chain as a CUDA graph: 48.7 µs with
+  // histogram + stats on the side branch, 55.3 µs in line (jetpipe-bench --area pipeline,
+  // docs/PERFORMANCE.md).
   void plan_beside() {
     auto launched = [&](std::size_t i) {
       return plans_[i].absorbed_by < 0 && plans_[i].fused_into < 0;
@@ -771,9 +774,8 @@ class CudaExecutor : public Executor {
         // one stream (or one strip), the last one once; on several streams, each strip waits for
         // the producer strips holding its rows (its own, once its producer has written them).
         auto wait_written = [&](int j) {
-          JP_CUDA(producer < 0
-                      ? cudaStreamWaitEvent(side, slot.h2d_done[j].get(), copy_wait)
-                      : cudaStreamWaitEvent(side, slot.stages[producer].done[j].get(), 0));
+          JP_CUDA(producer < 0 ? cudaStreamWaitEvent(side, slot.h2d_done[j].get(), copy_wait)
+                               : cudaStreamWaitEvent(side, slot.stages[producer].done[j].get(), 0));
         };
         const std::vector<int>& pb = producer < 0 ? b : sb[producer];
         // The side stream joins the capture before it waits for an external event.
