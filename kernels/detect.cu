@@ -1232,9 +1232,8 @@ __global__ void __launch_bounds__(Policy::kThreads, 2) detect_finish_kernel(Fini
                         n_all <= static_cast<u64>(Policy::kRankKeys) * gridDim.x;
   if (rank_all) {
     if (lower) limit = threshold_limit(thresh);
-    n_valid = n_all > 0 ? rank_write<T>(a.cand, static_cast<int>(n_all), limit, a.k, a.c.nms.v,
-                                        a.points, work)
-                        : 0;
+    n_valid =
+        rank_write<T>(a.cand, static_cast<int>(n_all), limit, a.k, a.c.nms.v, a.points, work);
   } else if (n_all > a.cap) {  // the buffer overflowed: re-run the NMS until the wanted keys fit
     init();
     const ImageSource<T, kSmemTile> image{a.c.nms, thresh, reinterpret_cast<float*>(work)};

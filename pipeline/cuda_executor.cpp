@@ -30,6 +30,7 @@
 #include <map>
 #include <optional>
 #include <sstream>
+#include <utility>
 
 #include "pipeline/core/cuda_memory.h"
 #include "pipeline/core/error.h"
@@ -711,7 +712,12 @@ class CudaExecutor : public Executor {
       const char* e = std::getenv("JETPIPE_COPIES_IN_GRAPH");
       return e != nullptr && e[0] == '1';
     }();
-    return !in_graph && !slot.streams.empty() && memory_ == Memory::kPinnedChunked;
+    return !in_graph && copy_streams(slot);
+  }
+
+  // Whether the slot's strip copies run on its copy streams: pinned-chunked with strip streams.
+  bool copy_streams(const Slot& slot) const {
+    return !slot.streams.empty() && memory_ == Memory::kPinnedChunked;
   }
 
   // The frame's strips in, in row order, on the copy stream (with strip streams) or each on its
@@ -719,7 +725,7 @@ class CudaExecutor : public Executor {
   void copy_strips_in(Slot& slot, const Pending& p, const ImageView& frame_dev, bool capturing) {
     const std::vector<int>& b = p.bounds;
     const int strips = static_cast<int>(b.size()) - 1;
-    const bool copy_stream = !slot.streams.empty() && memory_ == Memory::kPinnedChunked;
+    const bool copy_stream = copy_streams(slot);
     const ImageView host = p.frame.image.view();
     for (int k = 0; k < strips; ++k) {
       const cudaStream_t s = copy_stream ? slot.copy_in.get() : strip_stream(slot, k);
@@ -751,7 +757,7 @@ class CudaExecutor : public Executor {
     // Strip copies in, in row order on one copy stream: strip 0 lands after 1/K of the copy and
     // its stages run while the later strips are still crossing the bus (copies issued on K
     // streams at once share the engines and all land at the end).
-    const bool copy_stream = multi && memory_ == Memory::kPinnedChunked;
+    const bool copy_stream = copy_streams(slot);
     if (copy_stream) {
       if (!copies_done) JP_CUDA(cudaStreamWaitEvent(slot.copy_in.get(), slot.fork.get(), 0));
       JP_CUDA(cudaStreamWaitEvent(slot.copy_out.get(), slot.fork.get(), 0));
@@ -759,6 +765,21 @@ class CudaExecutor : public Executor {
     if (!copies_done) copy_strips_in(slot, p, views.at(kFrameImage), capturing);
     // Waits for strip j's copy (an external event when the copies ran ahead of the capture).
     const unsigned copy_wait = copies_done && capturing ? cudaEventWaitExternal : 0;
+    // Makes stream s wait for the strips of stage i's producer (the frame's copies, or the stage
+    // writing its input) that hold the rows stage i's strip k reads, except those `skip(j)` says
+    // are already ordered before s.
+    auto wait_rows = [&](cudaStream_t s, std::size_t i, int k, auto&& skip) {
+      const StagePlan& sp = plans_[i];
+      const RowRanges need =
+          rows_read(sb[i][k], sb[i][k + 1], sp.stage->halo(), h, sp.stage->wraps());
+      const std::vector<int>& pb = sp.producer < 0 ? b : sb[sp.producer];  // its strips
+      for (int j = 0; j < strips; ++j) {
+        if (!need.overlaps(pb[j], pb[j + 1]) || skip(j)) continue;
+        JP_CUDA(sp.producer < 0
+                    ? cudaStreamWaitEvent(s, slot.h2d_done[j].get(), copy_wait)
+                    : cudaStreamWaitEvent(s, slot.stages[sp.producer].done[j].get(), 0));
+      }
+    };
     // Stages, pass by pass, strip by strip; a stage beside the others as soon as its input is
     // written.
     bool side_used = false;
@@ -773,25 +794,20 @@ class CudaExecutor : public Executor {
         // Its input written: the frame's copy in, or its producer's strips. With all strips on
         // one stream (or one strip), the last one once; on several streams, each strip waits for
         // the producer strips holding its rows (its own, once its producer has written them).
-        auto wait_written = [&](int j) {
-          JP_CUDA(producer < 0 ? cudaStreamWaitEvent(side, slot.h2d_done[j].get(), copy_wait)
-                               : cudaStreamWaitEvent(side, slot.stages[producer].done[j].get(), 0));
-        };
-        const std::vector<int>& pb = producer < 0 ? b : sb[producer];
         // The side stream joins the capture before it waits for an external event.
         if (copy_wait != 0) JP_CUDA(cudaStreamWaitEvent(side, slot.fork.get(), 0));
-        std::vector<bool> waited(static_cast<std::size_t>(strips), false);
+        std::vector<char> waited(static_cast<std::size_t>(strips), 0);
         for (int k = 0; k < strips; ++k) {
           if (!multi) {
-            if (k == 0) wait_written(strips - 1);
-          } else {
-            const RowRanges need = rows_read(sb[i][k], sb[i][k + 1], plans_[i].stage->halo(), h,
-                                             plans_[i].stage->wraps());
-            for (int j = 0; j < strips; ++j) {
-              if (waited[j] || !need.overlaps(pb[j], pb[j + 1])) continue;
-              wait_written(j);
-              waited[j] = true;
+            if (k == 0) {
+              JP_CUDA(cudaStreamWaitEvent(side,
+                                          producer < 0
+                                              ? slot.h2d_done[strips - 1].get()
+                                              : slot.stages[producer].done[strips - 1].get(),
+                                          0));
             }
+          } else {
+            wait_rows(side, i, k, [&](int j) { return std::exchange(waited[j], 1) != 0; });
           }
           if (k == 0 && timed(0, strips, true)) record_timing(ss.t_side.get(), side, capturing);
           ss.gpu->launch(0, k, sb[i][k], sb[i][k + 1], side);
@@ -818,22 +834,15 @@ class CudaExecutor : public Executor {
       ss.merged = false;
       if (sp.absorbed_by >= 0 || sp.fused_into >= 0) continue;
       ScopedRange range(sp.stage->label());
-      const int halo = sp.stage->halo();
       const int passes = sp.stage->passes();
       for (int pass = 0; pass < passes; ++pass) {
         for (int k = 0; k < strips; ++k) {
           const cudaStream_t s = strip_stream(slot, k);
           if (multi && (pass == 0 || !ss.gpu->joins_before(pass))) {
             // The rows this strip reads, written by other streams' strips.
-            const RowRanges need = rows_read(sb[i][k], sb[i][k + 1], halo, h, sp.stage->wraps());
-            const std::vector<int>& pb = sp.producer < 0 ? b : sb[sp.producer];  // its strips
-            for (int j = 0; j < strips; ++j) {
-              const bool ordered = strip_stream(slot, j) == s && (sp.producer >= 0 || !copy_stream);
-              if (ordered || !need.overlaps(pb[j], pb[j + 1])) continue;
-              JP_CUDA(sp.producer < 0
-                          ? cudaStreamWaitEvent(s, slot.h2d_done[j].get(), copy_wait)
-                          : cudaStreamWaitEvent(s, slot.stages[sp.producer].done[j].get(), 0));
-            }
+            wait_rows(s, i, k, [&](int j) {
+              return strip_stream(slot, j) == s && (sp.producer >= 0 || !copy_stream);
+            });
           } else if (multi) {
             JP_CUDA(cudaStreamWaitEvent(s, ss.joined.get(), 0));
           }
