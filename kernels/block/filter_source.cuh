@@ -41,18 +41,20 @@ __device__ __forceinline__ std::uint32_t pack4(std::uint32_t b0, std::uint32_t b
 // image's edges).
 __device__ __forceinline__ uint4 global_edge_chunk(const std::uint8_t* r, int width,
                                                    BorderMode mode, std::uint32_t fill4, int x) {
-  std::uint32_t w[4];
+  // The 16 remapped columns first, then all 16 loads (each unconditional, a constant border's
+  // column reading column 0 and replaced after), so they are in flight together: with the load
+  // behind each remap's branches they went one after another, and the edge blocks of the fast
+  // kernels, made of such chunks, were the last blocks of a small launch to finish.
+  int sx[16];
 #pragma unroll
-  for (int q = 0; q < 4; ++q) {
-    std::uint32_t b[4];
+  for (int i = 0; i < 16; ++i) sx[i] = border_remap(x + i, width, mode);
+  std::uint32_t b[16];
 #pragma unroll
-    for (int i = 0; i < 4; ++i) {
-      const int sx = border_remap(x + 4 * q + i, width, mode);
-      b[i] = sx < 0 ? (fill4 & 0xffu) : r[sx];
-    }
-    w[q] = pack4(b[0], b[1], b[2], b[3]);
-  }
-  return make_uint4(w[0], w[1], w[2], w[3]);
+  for (int i = 0; i < 16; ++i) b[i] = __ldg(r + max(sx[i], 0));
+#pragma unroll
+  for (int i = 0; i < 16; ++i) b[i] = sx[i] < 0 ? (fill4 & 0xffu) : b[i];
+  return make_uint4(pack4(b[0], b[1], b[2], b[3]), pack4(b[4], b[5], b[6], b[7]),
+                    pack4(b[8], b[9], b[10], b[11]), pack4(b[12], b[13], b[14], b[15]));
 }
 
 __device__ __forceinline__ uint4 texture_edge_chunk(cudaTextureObject_t pixels, int width,
@@ -226,13 +228,26 @@ struct BgrSrc : GlobalSrc {
   __device__ __forceinline__ uint4 chunk(Row r, int x) const {
     if (r == nullptr) return splat16(fill4);
     if (!kEdge || (x >= 0 && x <= width - 16)) return inside16(r, x);
-    std::uint32_t w[4];
+    // As global_edge_chunk: the remaps first, then the loads of 8 pixels (24 bytes) at a time.
+    int sx[16];
 #pragma unroll
-    for (int q = 0; q < 4; ++q) {
-      w[q] = pack4(pixel(r, x + 4 * q), pixel(r, x + 4 * q + 1), pixel(r, x + 4 * q + 2),
-                   pixel(r, x + 4 * q + 3));
+    for (int i = 0; i < 16; ++i) sx[i] = border_remap(x + i, width, mode);
+    std::uint32_t g[16];
+#pragma unroll
+    for (int h = 0; h < 16; h += 8) {
+      std::uint32_t c[24];
+#pragma unroll
+      for (int i = 0; i < 8; ++i) {
+        const std::uint8_t* p = r + 3 * max(sx[h + i], 0);
+        c[3 * i] = __ldg(p), c[3 * i + 1] = __ldg(p + 1), c[3 * i + 2] = __ldg(p + 2);
+      }
+#pragma unroll
+      for (int i = 0; i < 8; ++i) {
+        g[h + i] = sx[h + i] < 0 ? (fill4 & 0xffu) : gray(c[3 * i], c[3 * i + 1], c[3 * i + 2]);
+      }
     }
-    return make_uint4(w[0], w[1], w[2], w[3]);
+    return make_uint4(pack4(g[0], g[1], g[2], g[3]), pack4(g[4], g[5], g[6], g[7]),
+                      pack4(g[8], g[9], g[10], g[11]), pack4(g[12], g[13], g[14], g[15]));
   }
 };
 
