@@ -58,23 +58,25 @@ __device__ __forceinline__ void separable_tile(const Src& src, const TX& tx, int
   load_tile(src, tile, stride, tx0 - xpad, ty0 - ry, rows, tid, nthreads);
   __syncthreads();
 
-  for (int i = tid; i < rows * kSepTileW; i += nthreads) {
-    const int r = i / kSepTileW, c = i % kSepTileW;
+  // Only the columns the tile writes (a tile cut by x_end: the fast kernel's edge columns).
+  const int out_w = min(kSepTileW, x_end - tx0);
+  for (int i = tid; i < rows * out_w; i += nthreads) {
+    const int r = out_w == kSepTileW ? i / kSepTileW : i / out_w;
+    const int c = i - r * out_w;
     const std::uint8_t* s = tile + r * stride + xpad - rx + c;
     int acc = 0;
     for (int b = 0; b < nx; ++b) acc += tx(b) * static_cast<int>(s[b]);
-    hsum[i] = acc;
+    hsum[r * kSepTileW + c] = acc;
   }
   __syncthreads();
 
-  for (int i = tid; i < th * kSepTileW; i += nthreads) {
-    const int r = i / kSepTileW, c = i % kSepTileW;
-    const int x = tx0 + c;
-    if (x >= x_end) continue;
+  for (int i = tid; i < th * out_w; i += nthreads) {
+    const int r = out_w == kSepTileW ? i / kSepTileW : i / out_w;
+    const int c = i - r * out_w;
     const int* s = hsum + r * kSepTileW + c;
     int acc = 0;
     for (int b = 0; b < ny; ++b) acc += ty(b) * s[b * kSepTileW];
-    store(x, ty0 + r, acc);
+    store(tx0 + c, ty0 + r, acc);
   }
 }
 

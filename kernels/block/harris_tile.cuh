@@ -129,15 +129,16 @@ __device__ __forceinline__ float harris_tile(const Src& src, const HarrisArgs& a
   int* gy = gx + g.cov_w * g.cov_h;
   const int cx0 = tx0 - a.anchor, cy0 = ty0 - a.anchor;  // tensor tile origin
   const int ix0 = tx0 - g.img_left, iy0 = cy0 - a.r;     // image tile origin
-  // All kHarrisTileH + bs − 1 tensor rows even when th is smaller: the remapped positions of rows
-  // above the image lie among them. Only the tensor columns the outputs read (a tile cut by x_end:
-  // the fast kernel's left edge has 16 columns); positions remapped from outside the image land
-  // among them too (border_remap stays within the image's columns the tile holds).
-  const int cov_rows = g.cov_h;
+  // Only the tensor rows and columns the outputs read, and the rows that positions remapped from
+  // outside the image land on: a window reaches anchor rows above its output row and bs − 1 −
+  // anchor below, and border_remap mirrors a row above the image at most anchor rows into it, so
+  // th + 2·anchor rows (at most the tile's cov_h; a tile cut by x_end: the fast kernel's left edge
+  // has 16 columns, the columns' reach is within them).
+  const int cov_rows = min(g.cov_h, th + 2 * a.anchor);
   const int out_w = min(kHarrisTileW, x_end - tx0);
   const int cov_cols = out_w + a.bs - 1;  // ≤ g.cov_w, the rows' stride
 
-  load_tile(src, img, g.img_stride, ix0, iy0, g.img_rows, tid, nthreads);
+  load_tile(src, img, g.img_stride, ix0, iy0, cov_rows + 2 * a.r, tid, nthreads);
   __syncthreads();
 
   const int ncov = cov_cols * cov_rows;
