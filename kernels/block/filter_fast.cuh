@@ -263,8 +263,9 @@ __global__ void __launch_bounds__(kFastThreads, fast_min_blocks<R>())
   };
   for (int ty0 = blk.ys; ty0 < blk.ye; ty0 += kSepTileH) {
     if (ty0 != blk.ys) __syncthreads();  // the previous tile's reads of smem are done
-    separable_tile(src, xtaps, 2 * R + 1, ytaps, 2 * R + 1, tx0, ty0, min(kSepTileH, blk.ye - ty0),
-                   x_end, store, smem, threadIdx.x, kFastThreads);
+    separable_tile<true>(src, xtaps, 2 * R + 1, ytaps, 2 * R + 1, tx0, ty0,
+                         min(kSepTileH, blk.ye - ty0), x_end, store, smem, threadIdx.x,
+                         kFastThreads);
   }
 }
 

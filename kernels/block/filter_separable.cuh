@@ -43,7 +43,7 @@ inline std::size_t separable_smem_bytes(int rx, int ry) {
 // sum) per pixel. smem: separable_smem_bytes(nx / 2, ny / 2) bytes, 16-byte aligned. Ends with all
 // threads past their last shared-memory access (a following call may reuse smem after a
 // __syncthreads).
-template <class Src, class TX, class TY, class Store>
+template <bool kAtOnce = false, class Src, class TX, class TY, class Store>
 __device__ __forceinline__ void separable_tile(const Src& src, const TX& tx, int nx, const TY& ty,
                                                int ny, int tx0, int ty0, int th, int x_end,
                                                const Store& store, std::uint8_t* smem, int tid,
@@ -55,7 +55,7 @@ __device__ __forceinline__ void separable_tile(const Src& src, const TX& tx, int
   std::uint8_t* tile = smem;
   int* hsum = reinterpret_cast<int*>(smem + sep_tile_bytes(rx, ry));
 
-  load_tile(src, tile, stride, tx0 - xpad, ty0 - ry, rows, tid, nthreads);
+  load_tile<kAtOnce>(src, tile, stride, tx0 - xpad, ty0 - ry, rows, tid, nthreads);
   __syncthreads();
 
   // Only the columns the tile writes (a tile cut by x_end: the fast kernel's edge columns).

@@ -8,13 +8,17 @@
 //   typename Src::Row r = src.row(y);           // once per row (warp-uniform): y may lie outside
 //   uint4 c = src.template chunk<kEdge>(r, x);  // pixels x .. x+15 (x a multiple of 16); kEdge
 //                                               // false promises 0 ≤ x ≤ width − 16 (no border
-//                                               // columns; TexSrc then has its 16-byte texels)
+//                                               // columns; TexSrc then has its 16-byte texels);
+//                                               // chunk<true, true>: a chunk outside the image
+//                                               // with its loads at once (more registers)
 //   uint8_t v = src.pixel(r, x);                // one pixel, any x
 // the fast kernel's row_near() / chunk_in() (filter_fast.cuh: no border columns, no division, no
 // unaligned loads; usable when fast_ok()), and load_tile(), which fills a shared-memory tile:
 //
 //   __shared__ __align__(16) std::uint8_t tile[kRows * kCols];   // kCols a multiple of 16
 //   dev::load_tile(src, tile, kCols, x0, y0, kRows, threadIdx.x, blockDim.x);  // x0 % 16 == 0
+//   (load_tile<true>: the edge chunks' loads at once, for tiles at the image's left and right
+//   edges)
 //   __syncthreads();
 #pragma once
 
@@ -41,10 +45,30 @@ __device__ __forceinline__ std::uint32_t pack4(std::uint32_t b0, std::uint32_t b
 // image's edges).
 __device__ __forceinline__ uint4 global_edge_chunk(const std::uint8_t* r, int width,
                                                    BorderMode mode, std::uint32_t fill4, int x) {
-  // The 16 remapped columns first, then all 16 loads (each unconditional, a constant border's
-  // column reading column 0 and replaced after), so they are in flight together: with the load
-  // behind each remap's branches they went one after another, and the edge blocks of the fast
-  // kernels, made of such chunks, were the last blocks of a small launch to finish.
+  std::uint32_t w[4];
+#pragma unroll
+  for (int q = 0; q < 4; ++q) {
+    std::uint32_t b[4];
+#pragma unroll
+    for (int i = 0; i < 4; ++i) {
+      const int sx = border_remap(x + 4 * q + i, width, mode);
+      b[i] = sx < 0 ? (fill4 & 0xffu) : r[sx];
+    }
+    w[q] = pack4(b[0], b[1], b[2], b[3]);
+  }
+  return make_uint4(w[0], w[1], w[2], w[3]);
+}
+
+// global_edge_chunk with its loads in flight together: the 16 remaps first, then every load,
+// unconditional (a constant border's column reads column 0 and is replaced after). With each load
+// behind its remap's branches (above) they go one after another: the fast kernels' edge blocks,
+// made of such chunks, were the last blocks of a small launch to finish (a 1080p strip of 270 rows:
+// the fused gray + gaussian 10.0 µs, 6.6 with these; docs/PERFORMANCE.md, twelfth session). Only
+// the fast kernels' edge blocks use it (load_tile<true>): it takes the 2-D tile engines, whose
+// chunks are mostly inside the image, from 32 to 40 registers.
+__device__ __forceinline__ uint4 global_edge_chunk_at_once(const std::uint8_t* r, int width,
+                                                           BorderMode mode, std::uint32_t fill4,
+                                                           int x) {
   int sx[16];
 #pragma unroll
   for (int i = 0; i < 16; ++i) sx[i] = border_remap(x + i, width, mode);
@@ -149,7 +173,7 @@ struct GlobalSrc {
     return r[x];
   }
 
-  template <bool kEdge>
+  template <bool kEdge, bool kAtOnce = false>
   __device__ __forceinline__ uint4 chunk(Row r, int x) const {
     if (r == nullptr) return splat16(fill4);
     if (!kEdge || (x >= 0 && x <= width - 16)) {
@@ -160,7 +184,11 @@ struct GlobalSrc {
                         pack4(__ldg(p + 8), __ldg(p + 9), __ldg(p + 10), __ldg(p + 11)),
                         pack4(__ldg(p + 12), __ldg(p + 13), __ldg(p + 14), __ldg(p + 15)));
     }
-    return global_edge_chunk(r, width, mode, fill4, x);
+    if constexpr (kAtOnce) {
+      return global_edge_chunk_at_once(r, width, mode, fill4, x);
+    } else {
+      return global_edge_chunk(r, width, mode, fill4, x);
+    }
   }
 };
 
@@ -224,30 +252,40 @@ struct BgrSrc : GlobalSrc {
     return static_cast<std::uint8_t>(gray(p[0], p[1], p[2]));
   }
 
-  template <bool kEdge>
+  template <bool kEdge, bool kAtOnce = false>
   __device__ __forceinline__ uint4 chunk(Row r, int x) const {
     if (r == nullptr) return splat16(fill4);
     if (!kEdge || (x >= 0 && x <= width - 16)) return inside16(r, x);
-    // As global_edge_chunk: the remaps first, then the loads of 8 pixels (24 bytes) at a time.
-    int sx[16];
+    // As global_edge_chunk_at_once: the 16 remaps, then the 24 loads of 8 pixels at a time.
+    if constexpr (kAtOnce) {
+      int sx[16];
 #pragma unroll
-    for (int i = 0; i < 16; ++i) sx[i] = border_remap(x + i, width, mode);
-    std::uint32_t g[16];
+      for (int i = 0; i < 16; ++i) sx[i] = border_remap(x + i, width, mode);
+      std::uint32_t g[16];
 #pragma unroll
-    for (int h = 0; h < 16; h += 8) {
-      std::uint32_t c[24];
+      for (int h = 0; h < 16; h += 8) {
+        std::uint32_t c[24];
 #pragma unroll
-      for (int i = 0; i < 8; ++i) {
-        const std::uint8_t* p = r + 3 * max(sx[h + i], 0);
-        c[3 * i] = __ldg(p), c[3 * i + 1] = __ldg(p + 1), c[3 * i + 2] = __ldg(p + 2);
+        for (int i = 0; i < 8; ++i) {
+          const std::uint8_t* p = r + 3 * max(sx[h + i], 0);
+          c[3 * i] = __ldg(p), c[3 * i + 1] = __ldg(p + 1), c[3 * i + 2] = __ldg(p + 2);
+        }
+#pragma unroll
+        for (int i = 0; i < 8; ++i) {
+          g[h + i] = sx[h + i] < 0 ? (fill4 & 0xffu) : gray(c[3 * i], c[3 * i + 1], c[3 * i + 2]);
+        }
       }
+      return make_uint4(pack4(g[0], g[1], g[2], g[3]), pack4(g[4], g[5], g[6], g[7]),
+                        pack4(g[8], g[9], g[10], g[11]), pack4(g[12], g[13], g[14], g[15]));
+    } else {
+      std::uint32_t w[4];
 #pragma unroll
-      for (int i = 0; i < 8; ++i) {
-        g[h + i] = sx[h + i] < 0 ? (fill4 & 0xffu) : gray(c[3 * i], c[3 * i + 1], c[3 * i + 2]);
+      for (int q = 0; q < 4; ++q) {
+        w[q] = pack4(pixel(r, x + 4 * q), pixel(r, x + 4 * q + 1), pixel(r, x + 4 * q + 2),
+                     pixel(r, x + 4 * q + 3));
       }
+      return make_uint4(w[0], w[1], w[2], w[3]);
     }
-    return make_uint4(pack4(g[0], g[1], g[2], g[3]), pack4(g[4], g[5], g[6], g[7]),
-                      pack4(g[8], g[9], g[10], g[11]), pack4(g[12], g[13], g[14], g[15]));
   }
 };
 
@@ -302,7 +340,7 @@ struct TexSrc {
     return tex2D<unsigned char>(t.pixels, t.normalized ? u * t.inv_width : u, r.v);
   }
 
-  template <bool kEdge>
+  template <bool kEdge, bool kAtOnce = false>  // kAtOnce: no difference here
   __device__ __forceinline__ uint4 chunk(Row r, int x) const {
     if (r.fill) return splat16(t.fill * 0x01010101u);
     if (!kEdge || (t.chunks != 0 && x >= 0 && x <= t.width - 16)) {
@@ -316,7 +354,7 @@ struct TexSrc {
 
 // Fills tile[r · stride + c] (r < rows, c < stride; stride a multiple of 16) with the extended
 // image's pixel (x0 + c, y0 + r), x0 a multiple of 16, one 16-byte chunk per thread at a time.
-template <class Src>
+template <bool kAtOnce = false, class Src>
 __device__ __forceinline__ void load_tile(const Src& src, std::uint8_t* tile, int stride, int x0,
                                           int y0, int rows, int tid, int nthreads) {
   const int per_row = stride >> 4;
@@ -324,7 +362,7 @@ __device__ __forceinline__ void load_tile(const Src& src, std::uint8_t* tile, in
 #pragma unroll 1
   for (int i = tid; i < total; i += nthreads) {
     const int r = i / per_row, c = i - r * per_row;
-    const uint4 v = src.template chunk<true>(src.row(y0 + r), x0 + 16 * c);
+    const uint4 v = src.template chunk<true, kAtOnce>(src.row(y0 + r), x0 + 16 * c);
     *reinterpret_cast<uint4*>(tile + r * stride + 16 * c) = v;
   }
 }

@@ -332,8 +332,8 @@ __global__ void __launch_bounds__(kHarrisFastThreads, harris_fast_min_blocks<BS,
   float m = -INFINITY;
   for (int ty0 = blk.ys; ty0 < blk.ye; ty0 += kHarrisTileH) {
     if (ty0 != blk.ys) __syncthreads();  // the previous tile's reads of smem are done
-    m = fmaxf(m, harris_tile<BS>(src, fa.t, tx0, ty0, min(kHarrisTileH, blk.ye - ty0), x_end, smem,
-                                 threadIdx.x, kHarrisFastThreads));
+    m = fmaxf(m, harris_tile<BS, true>(src, fa.t, tx0, ty0, min(kHarrisTileH, blk.ye - ty0), x_end,
+                                       smem, threadIdx.x, kHarrisFastThreads));
   }
   if (fa.t.max_key != nullptr) publish_max(fa.t.max_key, m);
 }

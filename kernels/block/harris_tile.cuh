@@ -117,7 +117,7 @@ __device__ __forceinline__ void box_sums(const int* gx, const int* gy, int strid
 // kBS > 0: compiled for ksize 3 and block_size kBS ≤ 7 (the fast kernel's edge tiles, whose
 // launches have those): Sobel's 3×3 written out and the box sums in 32 bits, exact as the 64-bit
 // ones (|D| ≤ 4·255, 49·1020² < 2^31) and unrolled; kBS = 0: any ksize and block_size from `a`.
-template <int kBS = 0, class Src>
+template <int kBS = 0, bool kAtOnce = false, class Src>
 __device__ __forceinline__ float harris_tile(const Src& src, const HarrisArgs& a, int tx0, int ty0,
                                              int th, int x_end, std::uint8_t* smem, int tid,
                                              int nthreads) {
@@ -138,7 +138,7 @@ __device__ __forceinline__ float harris_tile(const Src& src, const HarrisArgs& a
   const int out_w = min(kHarrisTileW, x_end - tx0);
   const int cov_cols = out_w + a.bs - 1;  // ≤ g.cov_w, the rows' stride
 
-  load_tile(src, img, g.img_stride, ix0, iy0, cov_rows + 2 * a.r, tid, nthreads);
+  load_tile<kAtOnce>(src, img, g.img_stride, ix0, iy0, cov_rows + 2 * a.r, tid, nthreads);
   __syncthreads();
 
   const int ncov = cov_cols * cov_rows;
