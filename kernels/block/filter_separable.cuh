@@ -58,11 +58,12 @@ __device__ __forceinline__ void separable_tile(const Src& src, const TX& tx, int
   load_tile<kAtOnce>(src, tile, stride, tx0 - xpad, ty0 - ry, rows, tid, nthreads);
   __syncthreads();
 
-  // Only the columns the tile writes (a tile cut by x_end: the fast kernel's edge columns).
+  // Only the columns the tile writes (a tile cut by x_end: the fast kernel's edge columns); a full
+  // tile's row of index i by a constant division.
   const int out_w = min(kSepTileW, x_end - tx0);
+  const auto row_of = [&](int i) { return out_w == kSepTileW ? i / kSepTileW : i / out_w; };
   for (int i = tid; i < rows * out_w; i += nthreads) {
-    const int r = out_w == kSepTileW ? i / kSepTileW : i / out_w;
-    const int c = i - r * out_w;
+    const int r = row_of(i), c = i - r * out_w;
     const std::uint8_t* s = tile + r * stride + xpad - rx + c;
     int acc = 0;
     for (int b = 0; b < nx; ++b) acc += tx(b) * static_cast<int>(s[b]);
@@ -71,8 +72,7 @@ __device__ __forceinline__ void separable_tile(const Src& src, const TX& tx, int
   __syncthreads();
 
   for (int i = tid; i < th * out_w; i += nthreads) {
-    const int r = out_w == kSepTileW ? i / kSepTileW : i / out_w;
-    const int c = i - r * out_w;
+    const int r = row_of(i), c = i - r * out_w;
     const int* s = hsum + r * kSepTileW + c;
     int acc = 0;
     for (int b = 0; b < ny; ++b) acc += ty(b) * s[b * kSepTileW];
