@@ -4,7 +4,8 @@
 # the start and end of every kernel and copy, graph nodes included), summarized per frame by
 # kernel_timeline.py. Usage (GPU machine, after a build in build-dev):
 #   tools/gpu/kernel-trace.sh [sizes] [chunks]      e.g. tools/gpu/kernel-trace.sh 1920x1080 4
-# Environment: MEMORY (default pinned-chunked), and any JETPIPE_* switch passes through.
+# Environment: MEMORY (default pinned-chunked), GRAPHS (true/false, default the profile's), and any
+# JETPIPE_* switch passes through.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 OUT=${OUT:-/tmp/jetpipe-out}
@@ -15,9 +16,7 @@ work=$(mktemp -d)
 cuda=${CUDA_HOME:-/usr/local/cuda}
 g++ -O2 -shared -fPIC -std=c++17 -I"$cuda/include" tools/gpu/cupti_trace.cpp -o "$work/libtrace.so" \
   -L"$cuda/lib64" -lcupti || exit 1
-sed -e "s/^frames_in_flight:.*/frames_in_flight: 1/" -e "s/^chunks:.*/chunks: $chunks/" \
-  -e "s/^min_strip_mb:.*/min_strip_mb: 0/" -e "s/^memory:.*/memory: ${MEMORY:-pinned-chunked}/" \
-  -e "s/^timing:.*/timing: frame/" platforms/discrete.yaml > "$work/single.yaml"
+TIMING=frame tools/gpu/single-frame-profile.sh "$chunks" > "$work/single.yaml"
 for s in ${sizes//,/ }; do
   w=${s%x*}; h=${s#*x}
   LD_LIBRARY_PATH="$cuda/lib64:${LD_LIBRARY_PATH:-}" CUDA_INJECTION64_PATH="$work/libtrace.so" \

@@ -10,10 +10,7 @@ mkdir -p "$OUT"
 sizes=${1:-1920x1080,3840x2160}
 chunks=${2:-4}
 work=$(mktemp -d)
-sed -e "s/^frames_in_flight:.*/frames_in_flight: 1/" -e "s/^chunks:.*/chunks: $chunks/" \
-  -e "s/^min_strip_mb:.*/min_strip_mb: 0/" -e "s/^memory:.*/memory: ${MEMORY:-pinned-chunked}/" \
-  platforms/discrete.yaml > "$work/single.yaml"
-[ -n "${GRAPHS:-}" ] && sed -i "s/^cuda_graphs:.*/cuda_graphs: $GRAPHS/" "$work/single.yaml"
+TIMING= tools/gpu/single-frame-profile.sh "$chunks" > "$work/single.yaml"
 tag=${MEMORY:-pinned-chunked}${GRAPHS:+-graphs-$GRAPHS}
 for s in ${sizes//,/ }; do
   w=${s%x*}; h=${s#*x}
