@@ -580,18 +580,19 @@ class CudaExecutor : public Executor {
     std::map<std::string, ImageView> views = {{kFrameImage, frame_dev}};
     // Stage timing on every timing_every-th frame; the others get only their GPU span.
     const cudaStream_t main = slot.main.get();
-    auto begin_timing = [&] {
+    auto begin_timing = [&](cudaStream_t s) {
       p->timed = timing_level_ != Timing::kFrame && started_++ % timing_every_ == 0;
       timing_now_ = p->timed;
-      JP_CUDA(cudaEventRecord(slot.t_begin.get(), main));
+      JP_CUDA(cudaEventRecord(slot.t_begin.get(), s));
     };
     // Strip copies issued first, ahead of the bindings and the graph launch (plain stream work on
-    // the copy stream), so the first strip crosses the bus while the host prepares the rest.
+    // the copy stream), so the first strip crosses the bus while the host prepares the rest. The
+    // copy stream need not wait for the slot's other streams: the slot's previous frame has
+    // completed (submit() and take() wait for it before its slot takes another frame), so the
+    // frame's start event and its first copy are its first two calls.
     const bool copies_first = graphs_ && copies_outside_graph(slot);
     if (copies_first) {
-      begin_timing();
-      JP_CUDA(cudaEventRecord(slot.fork.get(), main));
-      JP_CUDA(cudaStreamWaitEvent(slot.copy_in.get(), slot.fork.get(), 0));
+      begin_timing(slot.copy_in.get());
       copy_strips_in(slot, *p, frame_dev, false);
     }
 
@@ -645,7 +646,7 @@ class CudaExecutor : public Executor {
     }
     if (memory_ == Memory::kManaged) attach_managed(slot, *p, views, cudaMemAttachSingle);
 
-    if (!copies_first) begin_timing();
+    if (!copies_first) begin_timing(main);
     if (graphs_) {
       // Everything a captured graph refers to: host and device buffers and their shapes, and
       // whether it records the timing events.
