@@ -3,25 +3,43 @@
 # must report 0 errors. Usage (on the GPU machine, after tools/gpu/device-test.sh built build-dev):
 #   tools/gpu/sanitize.sh [gtest filter, default 'Gpu*']   (logs under $OUT or /tmp/jetpipe-out)
 # SANITIZE_TIMEOUT=SECONDS bounds each tool's run (default 0: none); a run cut short fails.
+# SANITIZE_TOOLS="racecheck ..." picks the tools (default all four).
+# SANITIZE_SHARDS=N splits the tests into N googletest shards run side by side, each in its own
+# compute-sanitizer process on the one GPU (racecheck is mostly host time: 8 shards finish a
+# subset that one process could not in 10 minutes); every shard must pass.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 OUT=${OUT:-/tmp/jetpipe-out}
 mkdir -p "$OUT"
 filter=${1:-Gpu*}
 bin=build-dev/tests/jetpipe_tests
+shards=${SANITIZE_SHARDS:-1}
 status=0
-for tool in memcheck racecheck initcheck synccheck; do
+for tool in ${SANITIZE_TOOLS:-memcheck racecheck initcheck synccheck}; do
   extra=()
   [ "$tool" = memcheck ] && extra=(--leak-check full)
-  timeout "${SANITIZE_TIMEOUT:-0}" compute-sanitizer --tool "$tool" "${extra[@]}" --error-exitcode 99 \
-    "$bin" --gtest_filter="$filter" --gtest_brief=1 > "$OUT/sanitize-$tool.log" 2>&1
-  rc=$?
-  summary=$(grep -E "ERROR SUMMARY|RACECHECK SUMMARY|LEAK SUMMARY" "$OUT/sanitize-$tool.log" | tail -2 | tr '\n' ' ')
-  tests=$(grep -E "^\[  (PASSED|FAILED)  \]" "$OUT/sanitize-$tool.log" | tr '\n' ' ')
-  echo "$tool: rc=$rc $summary $tests"
+  pids=()
+  for ((i = 0; i < shards; ++i)); do
+    log="$OUT/sanitize-$tool.log"
+    [ "$shards" -gt 1 ] && log="$OUT/sanitize-$tool-shard$i.log"
+    GTEST_TOTAL_SHARDS=$shards GTEST_SHARD_INDEX=$i timeout "${SANITIZE_TIMEOUT:-0}" \
+      compute-sanitizer --tool "$tool" "${extra[@]}" --error-exitcode 99 \
+      "$bin" --gtest_filter="$filter" --gtest_brief=1 > "$log" 2>&1 &
+    pids+=($!)
+  done
+  rc=0
+  for pid in "${pids[@]}"; do
+    wait "$pid" || rc=$?
+  done
+  logs=("$OUT"/sanitize-"$tool".log)
+  [ "$shards" -gt 1 ] && logs=("$OUT"/sanitize-"$tool"-shard*.log)
+  summary=$(grep -hE "ERROR SUMMARY|RACECHECK SUMMARY|LEAK SUMMARY" "${logs[@]}" | sort | uniq -c |
+    tr -s ' ' | tr '\n' ';')
+  tests=$(grep -hE "^\[  (PASSED|FAILED)  \]" "${logs[@]}" | sort | uniq -c | tr -s ' ' | tr '\n' ';')
+  echo "$tool ($shards process(es)): rc=$rc $summary $tests"
   # What was found, condensed: each distinct finding with its kernel, counted.
-  grep -E "^========= +(Invalid|Uninitialized|Race|Error|Program hit|Barrier|Leaked)|^=========     at " \
-    "$OUT/sanitize-$tool.log" | sed -E 's/0x[0-9a-f]+/0x_/g' | sort | uniq -c | sort -rn | head -20 \
+  grep -hE "^========= +(Invalid|Uninitialized|Race|Error|Program hit|Barrier|Leaked)|^=========     at " \
+    "${logs[@]}" | sed -E 's/0x[0-9a-f]+/0x_/g' | sort | uniq -c | sort -rn | head -20 \
     > "$OUT/sanitize-$tool-findings.txt"
   [ -s "$OUT/sanitize-$tool-findings.txt" ] && head -8 "$OUT/sanitize-$tool-findings.txt"
   [ $rc -eq 0 ] || status=1
