@@ -50,10 +50,10 @@ def main():
         for i, c in enumerate(calls):
             rows[(c[4].split("_v")[0], i)].append(((c[0] - t0) / 1e3, (c[1] - t0) / 1e3))
         seen = collections.Counter()
-        for start, end, kind, _corr, name in work:
-            key = ("GPU " + short(name), 0)
-            seen[key] += 1
-            rows[key[:1] + (seen[key],)].append(((start - t0) / 1e3, (end - t0) / 1e3))
+        for start, end, _kind, _corr, name in work:
+            what = "GPU " + short(name)
+            seen[what] += 1
+            rows[(what, seen[what])].append(((start - t0) / 1e3, (end - t0) / 1e3))
     print(f"{len(iters)} iterations of {len(sig)} calls; µs from the iteration's first call")
     print(f"{'start':>8} {'end':>8} {'dur':>6}  what")
     out = sorted((statistics.median(a for a, _ in v), statistics.median(b for _, b in v), k)
