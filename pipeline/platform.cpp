@@ -67,6 +67,7 @@ const char* const kBackends[] = {"cpu", "cuda"};
 const char* const kMemories[] = {"host", "copy", "pinned-chunked", "zero-copy", "managed"};
 const char* const kResults[] = {"auto", "mapped", "copy"};
 const char* const kTimings[] = {"stages", "strips", "frame"};
+const char* const kCopyWaits[] = {"event", "poll"};
 
 template <std::size_t N>
 std::string one_of(const std::string& file, const YAML::Node& n, const char* key,
@@ -179,6 +180,10 @@ PlatformProfile load_platform(const std::string& path) {
       p.min_strip_mb = int_in(path, v, "min_strip_mb", 0, 4096);
     } else if (k == "strip_ratio") {
       p.strip_ratio = number_in(path, v, "strip_ratio", 0.05, 1.0);
+    } else if (k == "strip_copies") {
+      p.strip_copies = int_in(path, v, "strip_copies", 0, 1024);
+    } else if (k == "copy_wait") {
+      p.copy_wait = one_of(path, v, "copy_wait", kCopyWaits);
     } else if (k == "streams") {
       p.streams = int_in(path, v, "streams", 1, 64);
     } else if (k == "frames_in_flight") {
@@ -199,12 +204,16 @@ PlatformProfile load_platform(const std::string& path) {
     } else {
       throw config_error(yaml_where(path, kv.first) + ": unknown key '" + k +
                          "' (valid: name, description, backend, memory, chunks, min_strip_mb, "
-                         "strip_ratio, streams, frames_in_flight, cuda_graphs, results, timing, "
+                         "strip_ratio, strip_copies, copy_wait, streams, frames_in_flight, cuda_graphs, results, timing, "
                          "timing_every)");
     }
   }
   if (p.backend == "cpu" && p.memory != "host") {
     throw config_error(path + ": memory '" + p.memory + "' needs backend: cuda (cpu runs memory: host)");
+  }
+  if (p.copy_wait == "poll" && p.frames_in_flight > 1) {
+    throw config_error(path + ": copy_wait: poll needs frames_in_flight: 1 (a polling kernel holds "
+                       "its queue while it waits, and the other frames' work waits behind it)");
   }
   if (p.backend == "cuda" && p.memory == "host") {
     throw config_error(path + ": backend cuda needs a memory strategy other than host");

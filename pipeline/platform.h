@@ -2,8 +2,8 @@
 // Platform profiles (platforms/*.yaml): how a pipeline runs on the hardware at hand.
 //   backend: cpu | cuda
 //   memory: host | copy | pinned-chunked | zero-copy | managed
-//   chunks: row strips per frame; min_strip_mb; strip_ratio; streams; frames_in_flight;
-//   cuda_graphs
+//   chunks: row strips per frame; min_strip_mb; strip_ratio; strip_copies; copy_wait; streams;
+//   frames_in_flight; cuda_graphs
 //   results: auto | mapped | copy (where small results land); timing: stages | strips | frame;
 //   timing_every
 // `auto` decides from device attributes (never the device name): no CUDA device → cpu; an
@@ -28,6 +28,16 @@ struct PlatformProfile {
   // later strips are shorter, so the frame's last strip, whose stages run only after the whole
   // frame has crossed the bus, leaves a short tail (single-frame latency).
   double strip_ratio = 1.0;
+  // pinned-chunked: the frame crosses the bus in at most this many copies; the last strips each
+  // in a copy of their own, the strips before them together in the first (0 = a copy per strip).
+  // Each copy costs the copy engine a start-up (~3 µs on an H100), and only the last strip's
+  // stages wait for the end of the frame's copy: the earlier strips need not land one by one.
+  int strip_copies = 0;
+  // pinned-chunked with graphs, one frame in flight: how the stages reading the frame's last copy
+  // learn it landed: an event, or a one-thread kernel polling a value the copy stream writes after
+  // it (kernels/stream_flag.h: seen ~2.75 µs after the copy on an H100, the event's wait 6-9 µs).
+  // Single-frame latency only: with frames in flight the poller holds up the others' work.
+  std::string copy_wait = "event";
   int streams = 1;
   int frames_in_flight = 1;
   bool cuda_graphs = false;

@@ -189,6 +189,36 @@ TEST(Platform, ProfilesLoadAndValidate) {
           << e.what();
     }
   }
+  std::ofstream(f) << "backend: cuda\nmemory: pinned-chunked\ncopy_wait: poll\n";
+  EXPECT_EQ(load_platform(f.string()).copy_wait, "poll");
+  std::ofstream(f) << "backend: cuda\nmemory: pinned-chunked\ncopy_wait: poll\nframes_in_flight: 2\n";
+  try {
+    load_platform(f.string());
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("frames_in_flight: 1"), std::string::npos) << e.what();
+  }
+  std::ofstream(f) << "backend: cuda\nmemory: pinned-chunked\ncopy_wait: spin\n";
+  try {
+    load_platform(f.string());
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find(":3:"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("copy_wait"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("poll"), std::string::npos) << e.what();
+  }
+  std::ofstream(f) << "backend: cuda\nmemory: pinned-chunked\nchunks: 4\nstrip_copies: 2\n";
+  EXPECT_EQ(load_platform(f.string()).strip_copies, 2);
+  for (const char* bad : {"-1", "two", "1.5"}) {
+    std::ofstream(f) << "backend: cuda\nmemory: pinned-chunked\n\nstrip_copies: " << bad << "\n";
+    try {
+      load_platform(f.string());
+      FAIL() << bad;
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find(":4:"), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find("strip_copies"), std::string::npos) << e.what();
+    }
+  }
   std::filesystem::remove(f);
 }
 

@@ -9,8 +9,10 @@
 
 #include <filesystem>
 #include <cmath>
+#include <cstdint>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -20,6 +22,11 @@
 #include "pipeline/io/source.h"
 #include "pipeline/results_json.h"
 #include "tests/gpu_test_util.h"
+
+#if JETPIPE_HAVE_CUDA
+#include "kernels/stream_flag.h"
+#include "pipeline/core/cuda_check.h"
+#endif
 
 namespace fs = std::filesystem;
 
@@ -197,10 +204,30 @@ TEST_P(GpuExecutor, EveryStrategyChunkingAndGraphEqualsTheHost) {
   tapered.strip_ratio = 0.4;
   PlatformProfile tapered_zero_copy = profile("zero-copy", 3, 2, false);
   tapered_zero_copy.strip_ratio = 0.6;
-  for (const PlatformProfile& p : {load_platform(platform_dir() + "/discrete.yaml"), min_strip,
-                                   tapered, tapered_zero_copy}) {
+  // The first strips in one copy (strip_copies): on the copy stream (graphs or not, frames in
+  // flight, with a timeline of every strip), tapered, and on one stream.
+  PlatformProfile two_copies = profile("pinned-chunked", 4, 2, true, "strips");
+  two_copies.strip_copies = 2;
+  PlatformProfile three_copies = profile("pinned-chunked", 8, 1, false);
+  three_copies.strip_copies = 3;
+  three_copies.strip_ratio = 0.5;
+  PlatformProfile one_copy_one_stream = profile("pinned-chunked", 3, 2, true);
+  one_copy_one_stream.streams = 1;
+  one_copy_one_stream.strip_copies = 1;
+  // The last copy polled (copy_wait; one frame in flight): one strip, strips in two copies with a
+  // timing event after every stage, and K = 8 (strips shorter than the halo).
+  std::vector<PlatformProfile> polled = {profile("pinned-chunked", 1, 1, true),
+                                         profile("pinned-chunked", 4, 1, true, "strips"),
+                                         profile("pinned-chunked", 8, 1, true, "frame")};
+  polled[1].strip_copies = 2;
+  for (PlatformProfile& p : polled) p.copy_wait = "poll";
+  for (const PlatformProfile& p :
+       {load_platform(platform_dir() + "/discrete.yaml"), min_strip, tapered, tapered_zero_copy,
+        two_copies, three_copies, one_copy_one_stream, polled[0], polled[1], polled[2]}) {
     SCOPED_TRACE(p.name + " " + p.memory + " K=" + std::to_string(p.chunks) + " min_strip_mb " +
-                 std::to_string(p.min_strip_mb) + " strip_ratio " + std::to_string(p.strip_ratio));
+                 std::to_string(p.min_strip_mb) + " strip_ratio " + std::to_string(p.strip_ratio) +
+                 " strip_copies " + std::to_string(p.strip_copies) + " streams " +
+                 std::to_string(p.streams) + " copy_wait " + p.copy_wait);
     expect_same(ref, run(cfg, p), file + ": " + p.name);
     if (HasFailure()) return;
   }
@@ -325,6 +352,44 @@ TEST(GpuExecutorTiming, HistogramBesideTheChainOnOneStream) {
   EXPECT_NE(strips->describe().find("(frames of one strip)"), std::string::npos)
       << strips->describe();
 }
+
+#if JETPIPE_HAVE_CUDA
+// kernels/stream_flag.h: work queued after the poller on one stream sees what another stream
+// copied before writing the value; the pollers of later rounds find the previous round's value in
+// the flag and must wait for theirs (a stale match would copy the buffer while it is written).
+TEST(GpuStreamValue, WorkAfterThePollSeesTheCopy) {
+  JP_REQUIRE_GPU();
+  if (!stream_values_supported()) GTEST_SKIP() << "cuStreamWriteValue32 not available";
+  const std::size_t n = std::size_t(8) << 20;
+  PinnedBuffer host(n, false);
+  DeviceBuffer dst(n), check(n), words(2 * sizeof(std::uint32_t));
+  JP_CUDA(cudaMemset(words.get(), 0, 2 * sizeof(std::uint32_t)));
+  CudaStream copier, waiter;
+  auto* flag = words.get<std::uint32_t>();
+  const unsigned seed = std::random_device{}();
+  std::mt19937 rng(seed);
+  std::vector<unsigned char> got(n);
+  for (std::uint32_t round = 1; round <= 4; ++round) {
+    auto* h = host.get<unsigned char>();
+    for (std::size_t i = 0; i < n; ++i) h[i] = static_cast<unsigned char>(rng());
+    JP_CUDA(cudaMemset(dst.get(), 0xA5, n));
+    JP_CUDA(cudaMemset(check.get(), 0x5A, n));
+    JP_CUDA(cudaDeviceSynchronize());
+    // The poller first, so that it spins while the copy runs.
+    JP_CUDA(write_stream_value(flag + 1, round, waiter.get()));
+    JP_CUDA(launch_wait_value(flag, flag + 1, waiter.get()));
+    JP_CUDA(cudaMemcpyAsync(check.get(), dst.get(), n, cudaMemcpyDeviceToDevice, waiter.get()));
+    JP_CUDA(cudaMemcpyAsync(dst.get(), h, n, cudaMemcpyHostToDevice, copier.get()));
+    JP_CUDA(write_stream_value(flag, round, copier.get()));
+    JP_CUDA(cudaStreamSynchronize(copier.get()));
+    JP_CUDA(cudaStreamSynchronize(waiter.get()));
+    JP_CUDA(cudaMemcpy(got.data(), check.get(), n, cudaMemcpyDeviceToHost));
+    std::size_t bad = 0;
+    for (std::size_t i = 0; i < n; ++i) bad += got[i] != h[i];
+    ASSERT_EQ(bad, 0u) << "round " << round << ", seed " << seed;
+  }
+}
+#endif
 
 }  // namespace
 }  // namespace jetpipe

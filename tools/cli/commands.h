@@ -23,6 +23,10 @@ struct StreamBenchOptions {
   int repeat = 3;  // runs per setting; the median frame rate is reported
   std::string json;
   std::string filter;  // only the settings whose label contains it
+  // > 0: only single frames, this many rounds, the selected settings (and one synchronous H2D of
+  // the frame) taken in turn within each round, so that slow drift of the machine falls on all
+  // alike: for side-by-side latency comparisons.
+  int interleave = 0;
 };
 // jetpipe tune: every strategy, strip count, frames in flight, graphs and result memory on this
 // device with the config's pipeline and frames; the fastest written as a platform profile.

@@ -84,7 +84,12 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(1, 100));
   bench_pipe->add_option("--json", bench.json, "Also write the figures as JSON");
   bench_pipe->add_option("--filter", bench.filter,
-                         "Only the settings whose label (as printed) contains this text");
+                         "Only the settings whose label (as printed) contains this text (or any "
+                         "of its '|'-separated parts)");
+  bench_pipe->add_option("--interleave", bench.interleave,
+                         "Only single-frame latency: this many rounds, each taking one frame of "
+                         "every selected setting and one H2D of the frame in turn (side by side)")
+      ->check(CLI::Range(0, 100000));
 
   jetpipe::cli::TuneOptions tune;
   CLI::App* tune_cmd = app.add_subcommand(

@@ -225,6 +225,10 @@ std::string profile_label(const PlatformProfile& p) {
   os << p.memory << " K=" << p.chunks;
   if (p.min_strip_mb > 0) os << ">=" << p.min_strip_mb << "MiB";
   if (p.chunks > 1 && p.strip_ratio < 1.0) os << " ratio " << p.strip_ratio;
+  if (p.chunks > 1 && p.strip_copies > 0 && p.strip_copies < p.chunks) {
+    os << " copies " << p.strip_copies;
+  }
+  if (p.copy_wait != "event") os << " " << p.copy_wait;
   os << " S=" << p.streams << " F=" << p.frames_in_flight << (p.cuda_graphs ? " graphs" : "")
      << " results=" << p.results << " timing=" << p.timing;
   if (p.timing != "frame" && p.timing_every > 1) os << "/" << p.timing_every;
@@ -244,9 +248,105 @@ PlatformProfile tapered(PlatformProfile p, double ratio) {
   return p;
 }
 
+PlatformProfile in_copies(PlatformProfile p, int copies) {
+  p.strip_copies = copies;
+  return p;
+}
+
+PlatformProfile polled(PlatformProfile p) {
+  p.copy_wait = "poll";
+  return p;
+}
+
+// Whether a setting's label matches the filter: any of its '|'-separated parts (all: empty).
+bool selected(const std::string& filter, const std::string& label) {
+  if (filter.empty()) return true;
+  std::size_t b = 0;
+  while (true) {
+    const std::size_t e = filter.find('|', b);
+    if (label.find(filter.substr(b, e == std::string::npos ? e : e - b)) != std::string::npos) {
+      return true;
+    }
+    if (e == std::string::npos) return false;
+    b = e + 1;
+  }
+}
+
 PlatformProfile sampled(PlatformProfile p, int every) {
   p.timing_every = every;
   return p;
+}
+
+// Single frames of several settings taken in turn, `rounds` times, with one synchronous H2D of
+// the frame in each round; prints each setting's median latency, its ratio to the median H2D, and
+// its median GPU span.
+void interleaved_single(const PipelineConfig& cfg, const std::vector<PlatformProfile>& profiles,
+                        const std::vector<HostImage>& images, int rounds) {
+  struct Run {
+    PlatformProfile profile;
+    std::unique_ptr<Executor> exec;
+    std::vector<HostImage> in;
+    std::vector<double> single, gpu, submit, after;
+  };
+  std::vector<Run> runs;
+  for (const PlatformProfile& p : profiles) {
+    Run r;
+    r.profile = p;
+    r.exec = make_executor(cfg, p, {});
+    r.in = pool_frames(*r.exec, images);
+    runs.push_back(std::move(r));
+  }
+  const ImageView v0 = images.at(0).view();
+  const std::size_t bytes = v0.row_bytes() * static_cast<std::size_t>(v0.height);
+  void *h = nullptr, *d = nullptr;
+  JP_CUDA(cudaHostAlloc(&h, bytes, cudaHostAllocDefault));
+  JP_CUDA(cudaMalloc(&d, bytes));
+  std::memset(h, 1, bytes);
+  std::vector<double> h2d;
+  FrameRecord rec;
+  std::int64_t index = 0;
+  for (int round = -8; round < rounds; ++round) {  // 8 rounds of warm-up
+    for (Run& r : runs) {
+      Frame f;
+      f.index = index;
+      f.source = "memory#" + std::to_string(index);
+      f.image = r.in[static_cast<std::size_t>(index++) % r.in.size()];
+      const auto t0 = Clock::now();
+      r.exec->submit(std::move(f));
+      const double submit_ms = ms_since(t0);
+      const double b0 = r.exec->blocked_ms();
+      const auto t1 = Clock::now();
+      r.exec->take(&rec, true);
+      const double ms = ms_since(t0);
+      // take()'s time less its wait for the device: the record's host work after the frame.
+      const double after_ms = ms_since(t1) - (r.exec->blocked_ms() - b0);
+      if (!rec.error.empty()) throw Error(profile_label(r.profile) + ": " + rec.error);
+      if (round >= 0) {
+        r.single.push_back(ms);
+        r.gpu.push_back(rec.gpu_ms);
+        r.submit.push_back(submit_ms);
+        r.after.push_back(after_ms);
+      }
+    }
+    const auto t0 = Clock::now();
+    JP_CUDA(cudaMemcpy(d, h, bytes, cudaMemcpyHostToDevice));
+    if (round >= 0) h2d.push_back(ms_since(t0));
+  }
+  cudaFree(d);
+  cudaFreeHost(h);
+  const double h2d_ms = percentile(h2d, 0.5);
+  std::printf("%dx%d: %d rounds; one frame's H2D alone %.1f us (median; p10 %.1f, p90 %.1f)\n",
+              v0.width, v0.height, rounds, 1000 * h2d_ms, 1000 * percentile(h2d, 0.1),
+              1000 * percentile(h2d, 0.9));
+  std::printf("  %-66s %9s %8s %9s %9s %9s %9s %8s\n", "strategy", "single ms", "xH2D", "p10 ms",
+              "p90 ms", "1 gpu ms", "submit us", "after us");
+  for (const Run& r : runs) {
+    const double m = percentile(r.single, 0.5);
+    std::printf("  %-66s %9.4f %8.3f %9.4f %9.4f %9.4f %9.1f %8.1f\n",
+                profile_label(r.profile).c_str(), m, m / h2d_ms, percentile(r.single, 0.1),
+                percentile(r.single, 0.9), percentile(r.gpu, 0.5),
+                1000 * percentile(r.submit, 0.5), 1000 * percentile(r.after, 0.5));
+  }
 }
 
 // Random BGR frames with some structure (blobs on noise), distinct per index.
@@ -323,6 +423,7 @@ int cmd_bench_pipeline(const StreamBenchOptions& o) {
         make_profile("copy", 1, 1, false, "auto"),
         load_platform(platform_dir() + "/discrete.yaml"),
         tapered(load_platform(platform_dir() + "/discrete.yaml"), 0.5),
+        in_copies(load_platform(platform_dir() + "/discrete.yaml"), 3),
         make_profile("pinned-chunked", 1, 2, true, "auto"),
         make_profile("pinned-chunked", 1, 3, true, "auto"),
         make_profile("pinned-chunked", 1, 4, true, "auto"),
@@ -337,9 +438,14 @@ int cmd_bench_pipeline(const StreamBenchOptions& o) {
         tapered(make_profile("pinned-chunked", 4, 1, true, "auto", "frame"), 0.35),
         tapered(make_profile("pinned-chunked", 4, 1, true, "auto", "frame"), 0.25),
         tapered(make_profile("pinned-chunked", 4, 1, true, "auto", "frame"), 0.15),
+        in_copies(make_profile("pinned-chunked", 4, 1, true, "auto", "frame"), 2),
+        in_copies(make_profile("pinned-chunked", 4, 1, true, "auto", "frame"), 3),
+        polled(make_profile("pinned-chunked", 4, 1, true, "auto", "frame")),
+        polled(in_copies(make_profile("pinned-chunked", 4, 1, true, "auto", "frame"), 3)),
         make_profile("pinned-chunked", 4, 2, false, "auto"),
         make_profile("pinned-chunked", 4, 2, true, "auto"),
         make_profile("pinned-chunked", 4, 2, true, "auto", "frame"),
+        in_copies(make_profile("pinned-chunked", 4, 2, true, "auto", "frame"), 3),
         make_profile("pinned-chunked", 4, 3, true, "mapped", "stages"),
         make_profile("pinned-chunked", 4, 3, true, "mapped", "frame"),
         make_profile("pinned-chunked", 4, 3, true, "copy", "frame"),
@@ -350,12 +456,17 @@ int cmd_bench_pipeline(const StreamBenchOptions& o) {
         make_profile("managed", 1, 2, true, "auto"),
         make_profile("managed", 1, 3, true, "auto", "frame"),
     };
+    if (o.interleave > 0) {
+      std::vector<PlatformProfile> chosen;
+      for (const auto& p : runs) {
+        if (selected(o.filter, profile_label(p))) chosen.push_back(p);
+      }
+      interleaved_single(cfg, chosen, frames, o.interleave);
+      continue;
+    }
     double copy_fps = 0;
     for (const auto& p : runs) {
-      if (!o.filter.empty() && p.memory != "copy" &&
-          profile_label(p).find(o.filter) == std::string::npos) {
-        continue;
-      }
+      if (p.memory != "copy" && !selected(o.filter, profile_label(p))) continue;
       const Measured m = measure_median(cfg, p, frames, o.frames, o.repeat);
       if (p.memory == "copy") copy_fps = m.fps;
       nlohmann::ordered_json r = {{"size", std::to_string(w) + "x" + std::to_string(h)},
@@ -455,7 +566,7 @@ int cmd_tune(const TuneOptions& o) {
   }
   out << ".\ndescription: tuned for " << o.config << " on " << props.name << "\n"
       << "backend: cuda\nmemory: " << p.memory << "\nchunks: " << p.chunks
-      << "\nstrip_ratio: " << p.strip_ratio
+      << "\nstrip_ratio: " << p.strip_ratio << "\nstrip_copies: " << p.strip_copies
       << "\nstreams: " << p.streams << "\nframes_in_flight: " << p.frames_in_flight
       << "\ncuda_graphs: " << (p.cuda_graphs ? "true" : "false") << "\nresults: " << p.results
       << "\n# Measured with timing: frame. Per-stage times (summary.json) on every 10th frame cost"
