@@ -723,9 +723,9 @@ class CudaExecutor : public Executor {
   // stream, right after that strip's pass, which first waits for the pass on the other strips:
   // where the strips land in row order on the copy stream (pinned-chunked), so that the last
   // strip's pass ends last and the merge follows it as a kernel after a kernel on one stream,
-  // instead of on main after a wait for every strip (CUPTI, H100, 1080p K = 4: the finish started
-  // 3-7 µs after the last candidates that way, 1.0-1.1 µs this way). JETPIPE_JOIN_LAST=0 merges
-  // on main (as before; for comparisons).
+  // instead of on main after a wait for every strip (H100, 1080p K = 4 single frames: ~1 µs
+  // sooner, docs/PERFORMANCE.md). JETPIPE_JOIN_LAST=0 merges on main (as before; for
+  // comparisons).
   bool merges_on_last(const Slot& slot, int strips) const {
     static const bool off = [] {
       const char* e = std::getenv("JETPIPE_JOIN_LAST");
