@@ -204,8 +204,8 @@ PlatformProfile load_platform(const std::string& path) {
     } else {
       throw config_error(yaml_where(path, kv.first) + ": unknown key '" + k +
                          "' (valid: name, description, backend, memory, chunks, min_strip_mb, "
-                         "strip_ratio, strip_copies, copy_wait, streams, frames_in_flight, cuda_graphs, results, timing, "
-                         "timing_every)");
+                         "strip_ratio, strip_copies, copy_wait, streams, frames_in_flight, "
+                         "cuda_graphs, results, timing, timing_every)");
     }
   }
   if (p.backend == "cpu" && p.memory != "host") {

@@ -24,6 +24,18 @@ std::string config_error_of(const std::string& yaml) {
   return "";
 }
 
+// Writes `yaml` to `file`, loads it as a platform profile and returns the error's message (""
+// if it loaded).
+std::string profile_error_of(const std::filesystem::path& file, const std::string& yaml) {
+  std::ofstream(file) << yaml;
+  try {
+    load_platform(file.string());
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "";
+}
+
 struct BadCase {
   const char* name;
   const char* yaml;
@@ -157,67 +169,40 @@ TEST(Platform, ProfilesLoadAndValidate) {
   const auto f = std::filesystem::temp_directory_path() / "jetpipe_bad_platform.yaml";
   std::ofstream(f) << "backend: cpu\nmemory: zero-copy\n";
   EXPECT_THROW(load_platform(f.string()), Error);
-  std::ofstream(f) << "backend: cuda\nmemory: pinned\n";
-  try {
-    load_platform(f.string());
-    FAIL();
-  } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find(":2:9: memory: must be one of"), std::string::npos)
-        << e.what();
-  }
+  const std::string pinned = profile_error_of(f, "backend: cuda\nmemory: pinned\n");
+  EXPECT_NE(pinned.find(":2:9: memory: must be one of"), std::string::npos) << pinned;
   std::ofstream(f) << "backend: cuda\nmemory: pinned-chunked\nchunks: 4\nmin_strip_mb: 4\n";
   EXPECT_EQ(load_platform(f.string()).min_strip_mb, 4);
-  std::ofstream(f) << "backend: cuda\nmemory: pinned-chunked\nmin_strip_mb: -1\n";
-  try {
-    load_platform(f.string());
-    FAIL();
-  } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find(":3:"), std::string::npos) << e.what();
-    EXPECT_NE(std::string(e.what()).find("min_strip_mb"), std::string::npos) << e.what();
-  }
+  const std::string min_strip =
+      profile_error_of(f, "backend: cuda\nmemory: pinned-chunked\nmin_strip_mb: -1\n");
+  EXPECT_NE(min_strip.find(":3:"), std::string::npos) << min_strip;
+  EXPECT_NE(min_strip.find("min_strip_mb"), std::string::npos) << min_strip;
   std::ofstream(f) << "backend: cuda\nmemory: pinned-chunked\nchunks: 4\nstrip_ratio: 0.6\n";
   EXPECT_DOUBLE_EQ(load_platform(f.string()).strip_ratio, 0.6);
   for (const char* bad : {"0", "1.5", "half"}) {
-    std::ofstream(f) << "backend: cuda\nmemory: pinned-chunked\nstrip_ratio: " << bad << "\n";
-    try {
-      load_platform(f.string());
-      FAIL() << bad;
-    } catch (const Error& e) {
-      EXPECT_NE(std::string(e.what()).find(":3:"), std::string::npos) << e.what();
-      EXPECT_NE(std::string(e.what()).find("strip_ratio: must be a number in 0.05..1"),
-                std::string::npos)
-          << e.what();
-    }
+    const std::string e = profile_error_of(
+        f, std::string("backend: cuda\nmemory: pinned-chunked\nstrip_ratio: ") + bad + "\n");
+    EXPECT_NE(e.find(":3:"), std::string::npos) << bad << ": " << e;
+    EXPECT_NE(e.find("strip_ratio: must be a number in 0.05..1"), std::string::npos)
+        << bad << ": " << e;
   }
   std::ofstream(f) << "backend: cuda\nmemory: pinned-chunked\ncopy_wait: poll\n";
   EXPECT_EQ(load_platform(f.string()).copy_wait, "poll");
-  std::ofstream(f) << "backend: cuda\nmemory: pinned-chunked\ncopy_wait: poll\nframes_in_flight: 2\n";
-  try {
-    load_platform(f.string());
-    FAIL();
-  } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find("frames_in_flight: 1"), std::string::npos) << e.what();
-  }
-  std::ofstream(f) << "backend: cuda\nmemory: pinned-chunked\ncopy_wait: spin\n";
-  try {
-    load_platform(f.string());
-    FAIL();
-  } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find(":3:"), std::string::npos) << e.what();
-    EXPECT_NE(std::string(e.what()).find("copy_wait"), std::string::npos) << e.what();
-    EXPECT_NE(std::string(e.what()).find("poll"), std::string::npos) << e.what();
-  }
+  const std::string in_flight = profile_error_of(
+      f, "backend: cuda\nmemory: pinned-chunked\ncopy_wait: poll\nframes_in_flight: 2\n");
+  EXPECT_NE(in_flight.find("frames_in_flight: 1"), std::string::npos) << in_flight;
+  const std::string spin =
+      profile_error_of(f, "backend: cuda\nmemory: pinned-chunked\ncopy_wait: spin\n");
+  EXPECT_NE(spin.find(":3:"), std::string::npos) << spin;
+  EXPECT_NE(spin.find("copy_wait"), std::string::npos) << spin;
+  EXPECT_NE(spin.find("poll"), std::string::npos) << spin;
   std::ofstream(f) << "backend: cuda\nmemory: pinned-chunked\nchunks: 4\nstrip_copies: 2\n";
   EXPECT_EQ(load_platform(f.string()).strip_copies, 2);
   for (const char* bad : {"-1", "two", "1.5"}) {
-    std::ofstream(f) << "backend: cuda\nmemory: pinned-chunked\n\nstrip_copies: " << bad << "\n";
-    try {
-      load_platform(f.string());
-      FAIL() << bad;
-    } catch (const Error& e) {
-      EXPECT_NE(std::string(e.what()).find(":4:"), std::string::npos) << e.what();
-      EXPECT_NE(std::string(e.what()).find("strip_copies"), std::string::npos) << e.what();
-    }
+    const std::string e = profile_error_of(
+        f, std::string("backend: cuda\nmemory: pinned-chunked\n\nstrip_copies: ") + bad + "\n");
+    EXPECT_NE(e.find(":4:"), std::string::npos) << bad << ": " << e;
+    EXPECT_NE(e.find("strip_copies"), std::string::npos) << bad << ": " << e;
   }
   std::filesystem::remove(f);
 }

@@ -78,21 +78,61 @@ Bandwidth measure_pinned(std::size_t bytes) {
   return bw;
 }
 
-// Time (ms) of one frame's H2D copy alone from pinned memory, synchronized, median of 20.
+// One frame's H2D copy alone from pinned memory, synchronized: what single frames are compared
+// with.
+class FrameH2D {
+ public:
+  explicit FrameH2D(std::size_t bytes) : bytes_(bytes) {
+    JP_CUDA(cudaHostAlloc(&h_, bytes, cudaHostAllocDefault));
+    JP_CUDA(cudaMalloc(&d_, bytes));
+    std::memset(h_, 1, bytes);
+  }
+  ~FrameH2D() {
+    cudaFree(d_);
+    cudaFreeHost(h_);
+  }
+  FrameH2D(const FrameH2D&) = delete;
+  FrameH2D& operator=(const FrameH2D&) = delete;
+  // One copy's time, ms.
+  double time_ms() {
+    const auto t0 = Clock::now();
+    JP_CUDA(cudaMemcpy(d_, h_, bytes_, cudaMemcpyHostToDevice));
+    return ms_since(t0);
+  }
+
+ private:
+  std::size_t bytes_;
+  void* h_ = nullptr;
+  void* d_ = nullptr;
+};
+
+// Time (ms) of one frame's H2D copy alone (FrameH2D), median of 20.
 double frame_h2d_ms(std::size_t bytes) {
-  void *h = nullptr, *d = nullptr;
-  JP_CUDA(cudaHostAlloc(&h, bytes, cudaHostAllocDefault));
-  JP_CUDA(cudaMalloc(&d, bytes));
-  std::memset(h, 1, bytes);
+  FrameH2D copy(bytes);
   std::vector<double> v;
   for (int i = 0; i < 23; ++i) {
-    const auto t0 = Clock::now();
-    JP_CUDA(cudaMemcpy(d, h, bytes, cudaMemcpyHostToDevice));
-    if (i >= 3) v.push_back(ms_since(t0));
+    const double ms = copy.time_ms();
+    if (i >= 3) v.push_back(ms);
   }
-  cudaFree(d);
-  cudaFreeHost(h);
   return percentile(v, 0.5);
+}
+
+// Frame `index` of a run over the frames `in`. Managed: a decoder writes every frame, so each page
+// is dirtied from the host and migrates as it would (without it the pages stay on the GPU and
+// managed memory beats the bus).
+Frame memory_frame(const PlatformProfile& profile, const std::vector<HostImage>& in,
+                   std::int64_t index) {
+  Frame f;
+  f.index = index;
+  f.source = "memory#" + std::to_string(index);
+  f.image = in[static_cast<std::size_t>(index) % in.size()];
+  if (profile.memory == "managed") {
+    const ImageView v = f.image.view();
+    volatile std::uint8_t* bytes = v.data;
+    const std::size_t n = static_cast<std::size_t>(v.height) * v.pitch;
+    for (std::size_t i = 0; i < n; i += 4096) bytes[i] = static_cast<std::uint8_t>(bytes[i] + 1);
+  }
+  return f;
 }
 
 // Frames for a run: `images` (any memory), copied into the executor's frame pool when it has one,
@@ -132,18 +172,7 @@ Measured measure(const PipelineConfig& cfg, const PlatformProfile& profile,
     double host_ms = 0;  // in submit() and non-blocking take(): the executor's host cost
     double blocked_ms = 0;  // of which blocked on the device
     auto submit = [&] {
-      Frame f;
-      f.index = index;
-      f.source = "memory#" + std::to_string(index);
-      f.image = in[static_cast<std::size_t>(index) % in.size()];
-      // Managed: a decoder writes every frame. Dirty each page from the host, so the pages
-      // migrate as they would (without it they stay on the GPU and managed memory beats the bus).
-      if (profile.memory == "managed") {
-        const ImageView v = f.image.view();
-        volatile std::uint8_t* bytes = v.data;
-        const std::size_t n = static_cast<std::size_t>(v.height) * v.pitch;
-        for (std::size_t i = 0; i < n; i += 4096) bytes[i] = static_cast<std::uint8_t>(bytes[i] + 1);
-      }
+      Frame f = memory_frame(profile, in, index);
       const auto h0 = Clock::now();
       const double b0 = exec->blocked_ms();
       ++index;
@@ -297,20 +326,13 @@ void interleaved_single(const PipelineConfig& cfg, const std::vector<PlatformPro
     runs.push_back(std::move(r));
   }
   const ImageView v0 = images.at(0).view();
-  const std::size_t bytes = v0.row_bytes() * static_cast<std::size_t>(v0.height);
-  void *h = nullptr, *d = nullptr;
-  JP_CUDA(cudaHostAlloc(&h, bytes, cudaHostAllocDefault));
-  JP_CUDA(cudaMalloc(&d, bytes));
-  std::memset(h, 1, bytes);
+  FrameH2D copy(v0.row_bytes() * static_cast<std::size_t>(v0.height));
   std::vector<double> h2d;
   FrameRecord rec;
   std::int64_t index = 0;
   for (int round = -8; round < rounds; ++round) {  // 8 rounds of warm-up
     for (Run& r : runs) {
-      Frame f;
-      f.index = index;
-      f.source = "memory#" + std::to_string(index);
-      f.image = r.in[static_cast<std::size_t>(index++) % r.in.size()];
+      Frame f = memory_frame(r.profile, r.in, index++);
       const auto t0 = Clock::now();
       r.exec->submit(std::move(f));
       const double submit_ms = ms_since(t0);
@@ -328,12 +350,9 @@ void interleaved_single(const PipelineConfig& cfg, const std::vector<PlatformPro
         r.after.push_back(after_ms);
       }
     }
-    const auto t0 = Clock::now();
-    JP_CUDA(cudaMemcpy(d, h, bytes, cudaMemcpyHostToDevice));
-    if (round >= 0) h2d.push_back(ms_since(t0));
+    const double ms = copy.time_ms();
+    if (round >= 0) h2d.push_back(ms);
   }
-  cudaFree(d);
-  cudaFreeHost(h);
   const double h2d_ms = percentile(h2d, 0.5);
   std::printf("%dx%d: %d rounds; one frame's H2D alone %.1f us (median; p10 %.1f, p90 %.1f)\n",
               v0.width, v0.height, rounds, 1000 * h2d_ms, 1000 * percentile(h2d, 0.1),
