@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <random>
@@ -357,6 +358,10 @@ TEST(GpuExecutorTiming, HistogramBesideTheChainOnOneStream) {
 // kernels/stream_flag.h: work queued after the poller on one stream sees what another stream
 // copied before writing the value; the pollers of later rounds find the previous round's value in
 // the flag and must wait for theirs (a stale match would copy the buffer while it is written).
+// Odd rounds queue the copy first (the executor's order), even rounds the poller first, so that
+// it spins while the copy runs. Under compute-sanitizer initcheck (tools/gpu/sanitize.sh sets
+// JETPIPE_SANITIZER) a copy queued after the polling kernel did not run before that kernel ended
+// (H100: the poller trapped after its 10 s), so every round queues the copy first there.
 TEST(GpuStreamValue, WorkAfterThePollSeesTheCopy) {
   JP_REQUIRE_GPU();
   if (!stream_values_supported()) GTEST_SKIP() << "cuStreamWriteValue32 not available";
@@ -369,18 +374,24 @@ TEST(GpuStreamValue, WorkAfterThePollSeesTheCopy) {
   const unsigned seed = std::random_device{}();
   std::mt19937 rng(seed);
   std::vector<unsigned char> got(n);
+  const char* tool = std::getenv("JETPIPE_SANITIZER");
+  const bool serializing = tool != nullptr && std::string(tool) == "initcheck";
   for (std::uint32_t round = 1; round <= 4; ++round) {
     auto* h = host.get<unsigned char>();
     for (std::size_t i = 0; i < n; ++i) h[i] = static_cast<unsigned char>(rng());
     JP_CUDA(cudaMemset(dst.get(), 0xA5, n));
     JP_CUDA(cudaMemset(check.get(), 0x5A, n));
     JP_CUDA(cudaDeviceSynchronize());
-    // The poller first, so that it spins while the copy runs.
+    auto copy = [&] {
+      JP_CUDA(cudaMemcpyAsync(dst.get(), h, n, cudaMemcpyHostToDevice, copier.get()));
+      JP_CUDA(write_stream_value(flag, round, copier.get()));
+    };
+    const bool poller_first = round % 2 == 0 && !serializing;
+    if (!poller_first) copy();
     JP_CUDA(write_stream_value(flag + 1, round, waiter.get()));
     JP_CUDA(launch_wait_value(flag, flag + 1, waiter.get()));
     JP_CUDA(cudaMemcpyAsync(check.get(), dst.get(), n, cudaMemcpyDeviceToDevice, waiter.get()));
-    JP_CUDA(cudaMemcpyAsync(dst.get(), h, n, cudaMemcpyHostToDevice, copier.get()));
-    JP_CUDA(write_stream_value(flag, round, copier.get()));
+    if (poller_first) copy();
     JP_CUDA(cudaStreamSynchronize(copier.get()));
     JP_CUDA(cudaStreamSynchronize(waiter.get()));
     JP_CUDA(cudaMemcpy(got.data(), check.get(), n, cudaMemcpyDeviceToHost));

@@ -4,6 +4,8 @@
 #   tools/gpu/sanitize.sh [gtest filter, default 'Gpu*']   (logs under $OUT or /tmp/jetpipe-out)
 # SANITIZE_TIMEOUT=SECONDS bounds each tool's run (default 0: none); a run cut short fails.
 # SANITIZE_TOOLS="racecheck ..." picks the tools (default all four).
+# The tests see the tool in JETPIPE_SANITIZER: under initcheck a copy queued after a kernel that
+# polls for it did not run until that kernel ended, so GpuStreamValue queues the copy first there.
 # SANITIZE_SHARDS=N splits the tests into N googletest shards run side by side, each in its own
 # compute-sanitizer process on the one GPU; every shard must pass. Racecheck is mostly host time:
 # on the H100 12 shards ran 205 filter edge tests in 3 min 21 s, where one process had been cut
@@ -25,7 +27,8 @@ for tool in ${SANITIZE_TOOLS:-memcheck racecheck initcheck synccheck}; do
     log="$OUT/sanitize-$tool.log"
     [ "$shards" -gt 1 ] && log="$OUT/sanitize-$tool-shard$i.log"
     logs+=("$log")
-    GTEST_TOTAL_SHARDS=$shards GTEST_SHARD_INDEX=$i timeout "${SANITIZE_TIMEOUT:-0}" \
+    JETPIPE_SANITIZER=$tool GTEST_TOTAL_SHARDS=$shards GTEST_SHARD_INDEX=$i \
+      timeout "${SANITIZE_TIMEOUT:-0}" \
       compute-sanitizer --tool "$tool" "${extra[@]}" --error-exitcode 99 \
       "$bin" --gtest_filter="$filter" --gtest_brief=1 > "$log" 2>&1 &
     pids+=($!)
