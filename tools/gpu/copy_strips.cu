@@ -4,14 +4,18 @@
 // as plain stream work, as a CUDA graph, and as a graph with a small kernel per strip on K other
 // streams (the executor's shape), device time between events and host time submit → synchronized;
 // beside, one synchronous cudaMemcpy of the frame (what `jetpipe bench pipeline` divides by) and
-// the host round trip of an empty kernel. Standalone (no jetpipe library):
-//   nvcc -O2 -arch=sm_90 -o /tmp/copy_strips tools/gpu/copy_strips.cu && /tmp/copy_strips
+// the host round trip of an empty kernel. `copy_strips sizes`: single copies of growing size, DMA
+// against an SM copy kernel; `copy_strips mixed`: the frame's last rows by the SMs while the DMA
+// engine copies the rest. Standalone (no jetpipe library):
+//   nvcc -O2 -arch=sm_90 -o /tmp/copy_strips tools/gpu/copy_strips.cu
+//   /tmp/copy_strips [sizes|mixed]
 #include <cuda_runtime.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <vector>
 
 #define CK(x)                                                                \
@@ -110,7 +114,76 @@ void copy_sizes() {
   CK(cudaFree(d));
 }
 
-int main(int argc, char**) {
+// The frame's first rows by the DMA engine while an SM copy kernel reads its last rows from mapped
+// memory, both queued at once on two streams: when each part lands (device µs from the start,
+// median of 50), against one DMA copy of the frame. Whether the last strip could land sooner if the
+// SMs fetched it (`copy_strips mixed`).
+void mixed_copies() {
+  const size_t W = 1920, H = 1080, pitch = W * 3, bytes = pitch * H;
+  unsigned char *h = nullptr, *d = nullptr, *hd = nullptr;
+  CK(cudaHostAlloc(reinterpret_cast<void**>(&h), bytes, cudaHostAllocMapped));
+  CK(cudaMalloc(&d, bytes));
+  CK(cudaHostGetDevicePointer(reinterpret_cast<void**>(&hd), h, 0));
+  for (size_t i = 0; i < bytes; ++i) h[i] = static_cast<unsigned char>(i * 7 + 3);
+  cudaStream_t a, b;
+  CK(cudaStreamCreateWithFlags(&a, cudaStreamNonBlocking));
+  CK(cudaStreamCreateWithFlags(&b, cudaStreamNonBlocking));
+  cudaEvent_t e0, ea, eb;
+  CK(cudaEventCreate(&e0));
+  CK(cudaEventCreate(&ea));
+  CK(cudaEventCreate(&eb));
+  // rows_dma rows by the DMA engine (one copy), the rest by `blocks` × 256 SM threads (0: a
+  // second DMA copy on the other stream).
+  auto run = [&](size_t rows_dma, int blocks) {
+    std::vector<double> va, vb;
+    const size_t split = rows_dma * pitch;
+    for (int it = 0; it < 60; ++it) {
+      CK(cudaMemset(d, 0, bytes));
+      CK(cudaDeviceSynchronize());
+      CK(cudaEventRecord(e0, a));
+      CK(cudaStreamWaitEvent(b, e0, 0));
+      if (split < bytes && blocks > 0) {
+        sm_copy<4><<<blocks, 256, 0, b>>>(reinterpret_cast<const uint4*>(hd + split),
+                                          reinterpret_cast<uint4*>(d + split),
+                                          (bytes - split) / 16);
+        CK(cudaGetLastError());
+      } else if (split < bytes) {
+        CK(cudaMemcpyAsync(d + split, h + split, bytes - split, cudaMemcpyHostToDevice, b));
+      }
+      if (split > 0) CK(cudaMemcpyAsync(d, h, split, cudaMemcpyHostToDevice, a));
+      CK(cudaEventRecord(ea, a));
+      CK(cudaEventRecord(eb, b));
+      CK(cudaDeviceSynchronize());
+      float ma = 0, mb = 0;
+      CK(cudaEventElapsedTime(&ma, e0, ea));
+      CK(cudaEventElapsedTime(&mb, e0, eb));
+      if (it >= 10) va.push_back(ma * 1e3), vb.push_back(mb * 1e3);
+    }
+    std::vector<unsigned char> back(bytes);
+    CK(cudaMemcpy(back.data(), d, bytes, cudaMemcpyDeviceToHost));
+    const bool ok = std::equal(back.begin(), back.end(), h);
+    std::printf("  DMA rows 0-%zu lands %6.1f | rows %zu-%zu by %s lands %6.1f us%s\n", rows_dma,
+                median(va), rows_dma, H, blocks > 0 ? "SM copy" : "DMA, 2nd stream", median(vb),
+                ok ? "" : "  WRONG BYTES");
+  };
+  std::printf("1080p BGR frame (%zu bytes), device us from the start:\n", bytes);
+  run(H, 0);
+  run(810, 0);
+  for (const size_t rows : {size_t(810), size_t(918), size_t(972)}) {
+    for (const int blocks : {132, 528}) run(rows, blocks);
+  }
+  run(0, 264);
+  CK(cudaStreamDestroy(a));
+  CK(cudaStreamDestroy(b));
+  CK(cudaFreeHost(h));
+  CK(cudaFree(d));
+}
+
+int main(int argc, char** argv) {
+  if (argc > 1 && std::strcmp(argv[1], "mixed") == 0) {
+    mixed_copies();
+    return 0;
+  }
   if (argc > 1) copy_sizes();
   constexpr int kReps = 40, kWarm = 5;
   for (const size_t bytes : {size_t(1920) * 1080 * 3, size_t(3840) * 2160 * 3}) {
