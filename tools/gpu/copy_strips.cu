@@ -162,9 +162,12 @@ void mixed_copies() {
     std::vector<unsigned char> back(bytes);
     CK(cudaMemcpy(back.data(), d, bytes, cudaMemcpyDeviceToHost));
     const bool ok = std::equal(back.begin(), back.end(), h);
-    std::printf("  DMA rows 0-%zu lands %6.1f | rows %zu-%zu by %s lands %6.1f us%s\n", rows_dma,
-                median(va), rows_dma, H, blocks > 0 ? "SM copy" : "DMA, 2nd stream", median(vb),
-                ok ? "" : "  WRONG BYTES");
+    std::printf("  DMA rows 0-%zu lands %6.1f", rows_dma, median(va));
+    if (split < bytes) {
+      std::printf(" | rows %zu-%zu by %s lands %6.1f", rows_dma, H,
+                  blocks > 0 ? "SM copy" : "DMA, 2nd stream", median(vb));
+    }
+    std::printf(" us%s\n", ok ? "" : "  WRONG BYTES");
   };
   std::printf("1080p BGR frame (%zu bytes), device us from the start:\n", bytes);
   run(H, 0);
@@ -173,6 +176,7 @@ void mixed_copies() {
     for (const int blocks : {132, 528}) run(rows, blocks);
   }
   run(0, 264);
+  for (cudaEvent_t e : {e0, ea, eb}) CK(cudaEventDestroy(e));
   CK(cudaStreamDestroy(a));
   CK(cudaStreamDestroy(b));
   CK(cudaFreeHost(h));
