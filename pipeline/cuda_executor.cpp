@@ -847,7 +847,8 @@ class CudaExecutor : public Executor {
       const std::vector<int>& pb = sp.producer < 0 ? b : sb[sp.producer];  // its strips
       for (int j = 0; j < strips; ++j) {
         if (!need.overlaps(pb[j], pb[j + 1]) || skip(j)) continue;
-        if (sp.producer < 0 && j == strips - 1 && poll) {  // the last copy, polled (after the others)
+        // The frame's last copy, polled (the others waited for by their events).
+        if (sp.producer < 0 && j == strips - 1 && poll) {
           const std::uint32_t* landed = slot.landed.get<std::uint32_t>();
           JP_CUDA(launch_wait_value(landed, landed + 1, s));
           continue;

@@ -2,7 +2,8 @@
 # Prints the discrete profile made for single frames (latency-trace.sh, kernel-trace.sh): one frame
 # in flight, K strips of any size. Usage: tools/gpu/single-frame-profile.sh K > profile.yaml
 # Environment: MEMORY (default pinned-chunked), GRAPHS (true/false, default the profile's), TIMING
-# (frame/stages/strips, default the profile's), STRIP_COPIES, STRIP_RATIO and COPY_WAIT (added when set).
+# (frame/stages/strips, default the profile's), STRIP_COPIES, STRIP_RATIO and COPY_WAIT (added
+# when set).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 args=(-e "s/^frames_in_flight:.*/frames_in_flight: 1/" -e "s/^chunks:.*/chunks: ${1:-4}/"
