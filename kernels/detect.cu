@@ -220,6 +220,9 @@ __device__ __forceinline__ void load_tile(const NmsArgs& a, int r_rt, int tx0, i
                                           float* tile) {
   const int r = R >= 0 ? R : r_rt;
   const int rw = Policy::kTileW + 2 * r, rwp = rw | 1, rh = Policy::kTileH + 2 * r;
+  // Rows past y1 + r hold −inf: no output row (< y1) reaches them, and another strip may be
+  // writing them still.
+  const int rows_end = min(a.v.height, a.y1 + r);
   if constexpr (std::is_same_v<T, float>) {
     if (a.vec) {
       // 16-byte loads from the 4-aligned column at or left of the halo's first one: every thread
@@ -232,7 +235,7 @@ __device__ __forceinline__ void load_tile(const NmsArgs& a, int r_rt, int tx0, i
         const int ry = i / n4, c = i - ry * n4;
         const int gy = ty0 - r + ry, gx = xa + 4 * c;
         float4 q = make_float4(-INFINITY, -INFINITY, -INFINITY, -INFINITY);
-        if (gy >= 0 && gy < a.v.height) {
+        if (gy >= 0 && gy < rows_end) {
           const float* row =
               reinterpret_cast<const float*>(a.v.data + static_cast<std::size_t>(gy) * a.v.pitch);
           if (gx >= 0 && gx + 3 < a.v.width) {
@@ -259,7 +262,7 @@ __device__ __forceinline__ void load_tile(const NmsArgs& a, int r_rt, int tx0, i
 #pragma unroll
   for (int ry = warp; ry < rh; ry += Policy::kThreads / 32) {
     const int gy = ty0 - r + ry;
-    const bool row_ok = gy >= 0 && gy < a.v.height;
+    const bool row_ok = gy >= 0 && gy < rows_end;
 #pragma unroll
     for (int rx = lane; rx < rw; rx += 32) {
       const int gx = tx0 - r + rx;
@@ -339,7 +342,7 @@ __device__ __forceinline__ bool nms_tile(const NmsArgs& a, int tile_index, float
       const int ry = w / kW, c = w % kW;
       const int gy = ty0 - r + ry, gx = tx0 + c;
       float m = -INFINITY;
-      if (gy >= 0 && gy < a.v.height && gx < a.v.width) {
+      if (gy >= 0 && gy < min(a.v.height, a.y1 + r) && gx < a.v.width) {
         const int lo = max(gx - r, 0), hi = min(gx + r, a.v.width - 1);
         for (int u = lo; u <= hi; ++u) m = fmaxf(m, load_score<T>(a.v, u, gy));
       }
