@@ -494,17 +494,24 @@ class CudaExecutor : public Executor {
   // one pass and no halo that some other launched stage follows (from the same input or later),
   // so there is work to overlap. H100, the 1080p default chain as a CUDA graph: 48.7 µs with
   // histogram + stats on the side branch, 55.3 µs in line (jetpipe-bench --area pipeline,
-  // docs/PERFORMANCE.md).
+  // docs/PERFORMANCE.md). Not a stage reading managed memory (the frame, or an image asked for):
+  // that memory is attached to the frame's main stream, and a kernel on another stream reading it
+  // is undefined where the device has no concurrent managed access (Jetson; compute-sanitizer
+  // memcheck reports it on an H100 too).
   void plan_beside() {
     auto launched = [&](std::size_t i) {
       return plans_[i].absorbed_by < 0 && plans_[i].fused_into < 0;
+    };
+    auto reads_managed = [&](std::size_t i) {
+      const int p = plans_[i].producer;
+      return memory_ == Memory::kManaged && (p < 0 || plans_[p].keep);
     };
     auto candidate = [&](std::size_t i) {
       const Stage& s = *plans_[i].stage;
       return launched(i) && !s.has_output() && s.passes() == 1 && s.halo() == 0;
     };
     for (std::size_t i = 0; i < plans_.size(); ++i) {
-      if (!candidate(i)) continue;
+      if (!candidate(i) || reads_managed(i)) continue;
       for (std::size_t j = 0; j < plans_.size(); ++j) {
         if (j != i && launched(j) && !candidate(j) && plans_[j].producer >= plans_[i].producer) {
           plans_[i].beside = true;

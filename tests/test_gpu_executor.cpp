@@ -354,6 +354,37 @@ TEST(GpuExecutorTiming, HistogramBesideTheChainOnOneStream) {
       << strips->describe();
 }
 
+// Managed memory is attached to the frame's main stream while the frame runs: the histogram goes
+// beside the chain only where its input (blur) is device memory, and in line on the main stream
+// where blur is asked for (then it lives in managed memory). compute-sanitizer memcheck reported a
+// side-stream kernel reading a managed image on an H100; on a Jetson it is undefined.
+TEST(GpuExecutorTiming, HistogramOfAManagedImageStaysOnTheFramesStream) {
+  JP_REQUIRE_GPU();
+  const PipelineConfig cfg =
+      load_config(std::string(JETPIPE_TEST_DATA) + "/../config/default.yaml");
+  for (bool keep_blur : {false, true}) {
+    SCOPED_TRACE(keep_blur ? "blur kept (managed)" : "blur in device memory");
+    const std::vector<std::string> keep =
+        keep_blur ? std::vector<std::string>{"blur"} : std::vector<std::string>{};
+    std::unique_ptr<Executor> exec =
+        make_executor(cfg, profile("managed", 1, 2, false, "stages"), keep);
+    EXPECT_EQ(exec->describe().find("beside: hist") == std::string::npos, keep_blur)
+        << exec->describe();
+    submit_sample_frames(*exec);
+    FrameRecord rec;
+    int n = 0;
+    while (exec->in_flight() > 0 && exec->take(&rec, true)) {
+      ++n;
+      ASSERT_TRUE(rec.error.empty()) << rec.error;
+      EXPECT_EQ(rec.images.count("blur"), keep_blur ? 1u : 0u);
+      int side = 0;
+      for (const Span& s : rec.spans) side += s.track.find(" side") != std::string::npos;
+      EXPECT_EQ(side > 0, !keep_blur) << "spans on the side stream: " << side;
+    }
+    EXPECT_EQ(n, 4);
+  }
+}
+
 #if JETPIPE_HAVE_CUDA
 // kernels/stream_flag.h: work queued after the poller on one stream sees what another stream
 // copied before writing the value; the pollers of later rounds find the previous round's value in
