@@ -562,14 +562,25 @@ class CudaExecutor : public Executor {
 
   // A device image of the slot with this shape (reallocated only when the shape changes). With a
   // pitch (the pool's, for images copied to or from pool memory), rows are laid out as in the host
-  // buffer, so a strip crosses the bus as one contiguous copy.
+  // buffer, so a strip crosses the bus as one contiguous copy. JETPIPE_POISON=1 fills each new
+  // image with 0xCD (a debugging aid: a stage reading rows before they are written then reads
+  // that instead of a freed buffer's old contents, often the same frame's from an earlier run).
   ImageView device_image(Slot& slot, const std::string& name, int w, int h, PixelFormat f,
                          bool* changed, std::size_t pitch = 0) {
+    static const bool poison = [] {
+      const char* e = std::getenv("JETPIPE_POISON");
+      return e != nullptr && e[0] == '1';
+    }();
     SlotImage& img = slot.images[name];
     const ImageView& v = img.device.view();
     if (v.data == nullptr || v.width != w || v.height != h || v.format != f ||
         (pitch != 0 && v.pitch != pitch)) {
       img.device = DeviceImage(w, h, f, pitch);
+      if (poison) {
+        const ImageView& n = img.device.view();
+        JP_CUDA(cudaMemset(n.data, 0xCD, n.pitch * static_cast<std::size_t>(h)));
+        JP_CUDA(cudaDeviceSynchronize());
+      }
       *changed = true;
     }
     img.view = img.device.view();
