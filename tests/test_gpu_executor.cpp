@@ -246,13 +246,18 @@ INSTANTIATE_TEST_SUITE_P(Configs, GpuExecutor, ::testing::ValuesIn(config_files(
                            return n;
                          });
 
-// Submits the committed sample frames (4), read into the executor's pool memory.
-void submit_sample_frames(Executor& exec) {
+// Submits the committed sample frames (4), read into the executor's pool memory, and returns
+// every record, in order.
+std::vector<FrameRecord> sample_frame_records(Executor& exec) {
   SourceOptions opt;
   opt.allocator = exec.allocator();
   auto src = open_source(std::string("frames://") + JETPIPE_TEST_DATA + "/regression/frames", opt);
   Frame f;
   while (src->next(&f)) exec.submit(std::move(f));
+  std::vector<FrameRecord> records;
+  FrameRecord rec;
+  while (exec.in_flight() > 0 && exec.take(&rec, true)) records.push_back(std::move(rec));
+  return records;
 }
 
 // Per-stage GPU times come from events: every stage that ran has a positive time; timing: strips
@@ -266,11 +271,9 @@ TEST(GpuExecutorTiming, StageTimesAndSpansArePositive) {
       SCOPED_TRACE(std::string(timing) + (graphs ? " graphs" : " streams"));
       std::unique_ptr<Executor> exec =
           make_executor(cfg, profile("pinned-chunked", 4, 2, graphs, timing), {"blur"});
-      submit_sample_frames(*exec);
-      FrameRecord rec;
-      int n = 0;
-      while (exec->take(&rec, true)) {
-        ++n;
+      const std::vector<FrameRecord> records = sample_frame_records(*exec);
+      EXPECT_EQ(records.size(), 4u);
+      for (const FrameRecord& rec : records) {
         ASSERT_TRUE(rec.error.empty()) << rec.error;
         ASSERT_EQ(rec.stage_ms.size(), cfg.stages.size());
         for (std::size_t i = 0; i < cfg.stages.size(); ++i) {
@@ -288,26 +291,22 @@ TEST(GpuExecutorTiming, StageTimesAndSpansArePositive) {
         const int expected = std::string(timing) == "strips" ? 4 : 1;
         EXPECT_EQ(h2d, expected) << "copies in";
         EXPECT_EQ(d2h, expected) << "copies out (blur is kept)";
-        if (exec->in_flight() == 0) break;
       }
-      EXPECT_EQ(n, 4);
     }
   }
   // timing_every 2: frames 0 and 2 carry stage times and spans, 1 and 3 only their GPU span.
   PlatformProfile every = profile("pinned-chunked", 4, 2, true, "stages");
   every.timing_every = 2;
   std::unique_ptr<Executor> exec = make_executor(cfg, every, {});
-  submit_sample_frames(*exec);
-  FrameRecord rec;
-  int n = 0;
-  while (exec->in_flight() > 0 && exec->take(&rec, true)) {
+  const std::vector<FrameRecord> records = sample_frame_records(*exec);
+  EXPECT_EQ(records.size(), 4u);
+  for (std::size_t n = 0; n < records.size(); ++n) {
+    const FrameRecord& rec = records[n];
     ASSERT_TRUE(rec.error.empty()) << rec.error;
     EXPECT_GT(rec.gpu_ms, 0.0) << "frame " << n;
     EXPECT_EQ(rec.stage_ms.size(), n % 2 == 0 ? cfg.stages.size() : 0u) << "frame " << n;
     EXPECT_EQ(rec.spans.empty(), n % 2 == 1) << "frame " << n;
-    ++n;
   }
-  EXPECT_EQ(n, 4);
 }
 
 // On one stream, the histogram (+ stats) runs on the side stream beside harris and the detection
@@ -325,11 +324,9 @@ TEST(GpuExecutorTiming, HistogramBesideTheChainOnOneStream) {
     // harris gathers the response's maximum for the detection (no maximum pass of its own).
     EXPECT_NE(exec->describe().find("response's maximum into corners"), std::string::npos)
         << exec->describe();
-    submit_sample_frames(*exec);
-    FrameRecord rec;
-    int n = 0;
-    while (exec->in_flight() > 0 && exec->take(&rec, true)) {
-      ++n;
+    const std::vector<FrameRecord> records = sample_frame_records(*exec);
+    EXPECT_EQ(records.size(), 4u);
+    for (const FrameRecord& rec : records) {
       ASSERT_TRUE(rec.error.empty()) << rec.error;
       ASSERT_EQ(rec.stage_ms.size(), cfg.stages.size());
       int side = 0;
@@ -345,7 +342,6 @@ TEST(GpuExecutorTiming, HistogramBesideTheChainOnOneStream) {
         if (cfg.stages[i]->name() == "hist") EXPECT_GT(rec.stage_ms[i], 0.0);
       }
     }
-    EXPECT_EQ(n, 4);
   }
   // Strips on several streams: in line.
   std::unique_ptr<Executor> strips =
@@ -370,18 +366,15 @@ TEST(GpuExecutorTiming, HistogramOfAManagedImageStaysOnTheFramesStream) {
         make_executor(cfg, profile("managed", 1, 2, false, "stages"), keep);
     EXPECT_EQ(exec->describe().find("beside: hist") == std::string::npos, keep_blur)
         << exec->describe();
-    submit_sample_frames(*exec);
-    FrameRecord rec;
-    int n = 0;
-    while (exec->in_flight() > 0 && exec->take(&rec, true)) {
-      ++n;
+    const std::vector<FrameRecord> records = sample_frame_records(*exec);
+    EXPECT_EQ(records.size(), 4u);
+    for (const FrameRecord& rec : records) {
       ASSERT_TRUE(rec.error.empty()) << rec.error;
       EXPECT_EQ(rec.images.count("blur"), keep_blur ? 1u : 0u);
       int side = 0;
       for (const Span& s : rec.spans) side += s.track.find(" side") != std::string::npos;
       EXPECT_EQ(side > 0, !keep_blur) << "spans on the side stream: " << side;
     }
-    EXPECT_EQ(n, 4);
   }
 }
 
