@@ -214,15 +214,20 @@ __host__ __device__ constexpr int nms_smem_floats(int r, bool smem_tile) {
          (Policy::kTileH + 2 * r) * Policy::kRowMaxStride;
 }
 
-// Loads the tile and its halo (−inf outside the image) into tile[RH][RWp].
+// The end of the response rows a strip's NMS reads (r rows past its last output row, within the
+// image): rows past it hold −inf, since no output row (< y1) reaches them and another strip may be
+// writing them still.
+__device__ __forceinline__ int nms_rows_end(const NmsArgs& a, int r) {
+  return min(a.v.height, a.y1 + r);
+}
+
+// Loads the tile and its halo (−inf outside the image and past nms_rows_end) into tile[RH][RWp].
 template <class T, int R>
 __device__ __forceinline__ void load_tile(const NmsArgs& a, int r_rt, int tx0, int ty0,
                                           float* tile) {
   const int r = R >= 0 ? R : r_rt;
   const int rw = Policy::kTileW + 2 * r, rwp = rw | 1, rh = Policy::kTileH + 2 * r;
-  // Rows past y1 + r hold −inf: no output row (< y1) reaches them, and another strip may be
-  // writing them still.
-  const int rows_end = min(a.v.height, a.y1 + r);
+  const int rows_end = nms_rows_end(a, r);
   if constexpr (std::is_same_v<T, float>) {
     if (a.vec) {
       // 16-byte loads from the 4-aligned column at or left of the halo's first one: every thread
@@ -342,7 +347,7 @@ __device__ __forceinline__ bool nms_tile(const NmsArgs& a, int tile_index, float
       const int ry = w / kW, c = w % kW;
       const int gy = ty0 - r + ry, gx = tx0 + c;
       float m = -INFINITY;
-      if (gy >= 0 && gy < min(a.v.height, a.y1 + r) && gx < a.v.width) {
+      if (gy >= 0 && gy < nms_rows_end(a, r) && gx < a.v.width) {
         const int lo = max(gx - r, 0), hi = min(gx + r, a.v.width - 1);
         for (int u = lo; u <= hi; ++u) m = fmaxf(m, load_score<T>(a.v, u, gy));
       }

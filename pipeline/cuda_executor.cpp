@@ -43,6 +43,13 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
+// Whether the environment variable `name` is set and starts with `c` (the JETPIPE_* switches that
+// restore an earlier arrangement for comparisons, or turn on a debugging aid).
+bool env_starts_with(const char* name, char c) {
+  const char* e = std::getenv(name);
+  return e != nullptr && e[0] == c;
+}
+
 enum class Memory { kCopy, kPinnedChunked, kZeroCopy, kManaged };
 
 Memory parse_memory(const std::string& m) {
@@ -342,10 +349,7 @@ class CudaExecutor : public Executor {
   // several streams (as before; for comparisons). H100, 1080p K = 4 single frame: 1.39× the H2D
   // beside, 1.46× in line (jetpipe bench pipeline, docs/PERFORMANCE.md).
   bool beside_on(int strips) const {
-    static const bool strips_too = [] {
-      const char* e = std::getenv("JETPIPE_BESIDE_STRIPS");
-      return e == nullptr || e[0] != '0';
-    }();
+    static const bool strips_too = !env_starts_with("JETPIPE_BESIDE_STRIPS", '0');
     return strips_too || single_stream() || strips == 1;
   }
 
@@ -567,10 +571,7 @@ class CudaExecutor : public Executor {
   // that instead of a freed buffer's old contents, often the same frame's from an earlier run).
   ImageView device_image(Slot& slot, const std::string& name, int w, int h, PixelFormat f,
                          bool* changed, std::size_t pitch = 0) {
-    static const bool poison = [] {
-      const char* e = std::getenv("JETPIPE_POISON");
-      return e != nullptr && e[0] == '1';
-    }();
+    static const bool poison = env_starts_with("JETPIPE_POISON", '1');
     SlotImage& img = slot.images[name];
     const ImageView& v = img.device.view();
     if (v.data == nullptr || v.width != w || v.height != h || v.format != f ||
@@ -745,10 +746,7 @@ class CudaExecutor : public Executor {
   // sooner, docs/PERFORMANCE.md). JETPIPE_JOIN_LAST=0 merges on main (as before; for
   // comparisons).
   bool merges_on_last(const Slot& slot, int strips) const {
-    static const bool off = [] {
-      const char* e = std::getenv("JETPIPE_JOIN_LAST");
-      return e != nullptr && e[0] == '0';
-    }();
+    static const bool off = env_starts_with("JETPIPE_JOIN_LAST", '0');
     return !off && strips > 1 && copy_streams(slot);
   }
 
@@ -773,10 +771,7 @@ class CudaExecutor : public Executor {
   // Whether the strip copies go ahead of the captured graph: pinned-chunked frames on strip
   // streams with their copy stream. JETPIPE_COPIES_IN_GRAPH=1 keeps them in the graph.
   bool copies_outside_graph(const Slot& slot) const {
-    static const bool in_graph = [] {
-      const char* e = std::getenv("JETPIPE_COPIES_IN_GRAPH");
-      return e != nullptr && e[0] == '1';
-    }();
+    static const bool in_graph = env_starts_with("JETPIPE_COPIES_IN_GRAPH", '1');
     return !in_graph && copy_streams(slot);
   }
 
