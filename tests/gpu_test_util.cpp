@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: MIT
 #include "tests/gpu_test_util.h"
 
+#include <cstdlib>
+#include <cstring>
+
 namespace jetpipe::test {
 
 std::string gpu_unavailable_reason() {
@@ -16,6 +19,11 @@ std::string gpu_unavailable_reason() {
 #else
   return "built without CUDA";
 #endif
+}
+
+bool under_sanitizer(const char* tool) {
+  const char* env = std::getenv("JETPIPE_SANITIZER");
+  return env != nullptr && std::strcmp(env, tool) == 0;
 }
 
 #if JETPIPE_HAVE_CUDA

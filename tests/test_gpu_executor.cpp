@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -142,6 +143,22 @@ bool json_near(const nlohmann::json& a, const nlohmann::json& b, double rel) {
   return a == b;
 }
 
+// run() for the equality test: names the setting in a failure from an exception (a CUDA error
+// thrown out of the executor loses the SCOPED_TRACE), and, under compute-sanitizer, on stdout
+// before it runs, so that the tool's reports (on stdout too) fall under the setting that made them.
+RunOutput run_named(const PipelineConfig& cfg, const PlatformProfile& p, const std::string& what) {
+  if (std::getenv("JETPIPE_SANITIZER") != nullptr) {
+    std::printf("[ SETTING  ] %s\n", what.c_str());
+    std::fflush(stdout);
+  }
+  try {
+    return run(cfg, p);
+  } catch (const std::exception& e) {
+    ADD_FAILURE() << what << ": " << e.what();
+    return {};
+  }
+}
+
 // rel = 0: records equal as text, bit for bit.
 void expect_same(const RunOutput& ref, const RunOutput& got, const std::string& what,
                  double rel = 0) {
@@ -190,7 +207,7 @@ TEST_P(GpuExecutor, EveryStrategyChunkingAndGraphEqualsTheHost) {
           const char* timing = k == 3 ? "strips" : k == 8 ? "frame" : "stages";
           PlatformProfile p = profile(memory, k, f, graphs, timing);
           if (k == 4) p.timing_every = 2;  // timed and untimed frames (two graphs) alternate
-          const RunOutput got = run(cfg, p);
+          const RunOutput got = run_named(cfg, p, file + ": " + what);
           expect_same(ref, got, file + ": " + what);
           if (HasFatalFailure() || HasFailure()) return;
         }
@@ -222,14 +239,30 @@ TEST_P(GpuExecutor, EveryStrategyChunkingAndGraphEqualsTheHost) {
                                          profile("pinned-chunked", 8, 1, true, "frame")};
   polled[1].strip_copies = 2;
   for (PlatformProfile& p : polled) p.copy_wait = "poll";
-  for (const PlatformProfile& p :
-       {load_platform(platform_dir() + "/discrete.yaml"), min_strip, tapered, tapered_zero_copy,
-        two_copies, three_copies, one_copy_one_stream, polled[0], polled[1], polled[2]}) {
+  std::vector<PlatformProfile> profiles = {load_platform(platform_dir() + "/discrete.yaml"),
+                                           min_strip, tapered, tapered_zero_copy, two_copies,
+                                           three_copies, one_copy_one_stream};
+  // Under initcheck the polled profiles stay out: a poll orders the last strip's stages after
+  // its copy through a flag CUDA does not see (the driver API's stream memory operations warn
+  // that such an order must also be visible to CUDA, or a scheduler may serialize the work in
+  // an improper order). initcheck runs work in such an order: on the H100 6 of 12 runs of one
+  // polled profile hung (the poller waiting for a copy the tool held back), and the others
+  // reported reads of rows written before them on the same stream (docs/PERFORMANCE.md).
+  if (test::under_sanitizer("initcheck")) {
+    std::printf("[   NOTE   ] %s: copy_wait: poll profiles not run under initcheck\n",
+                file.c_str());
+  } else {
+    profiles.insert(profiles.end(), polled.begin(), polled.end());
+  }
+  for (const PlatformProfile& p : profiles) {
     SCOPED_TRACE(p.name + " " + p.memory + " K=" + std::to_string(p.chunks) + " min_strip_mb " +
                  std::to_string(p.min_strip_mb) + " strip_ratio " + std::to_string(p.strip_ratio) +
                  " strip_copies " + std::to_string(p.strip_copies) + " streams " +
                  std::to_string(p.streams) + " copy_wait " + p.copy_wait);
-    expect_same(ref, run(cfg, p), file + ": " + p.name);
+    const std::string what = file + ": " + p.name + " " + p.memory + " K=" +
+                             std::to_string(p.chunks) + " strip_copies " +
+                             std::to_string(p.strip_copies) + " copy_wait " + p.copy_wait;
+    expect_same(ref, run_named(cfg, p, what), what);
     if (HasFailure()) return;
   }
 }
@@ -398,8 +431,7 @@ TEST(GpuStreamValue, WorkAfterThePollSeesTheCopy) {
   const unsigned seed = std::random_device{}();
   std::mt19937 rng(seed);
   std::vector<unsigned char> got(n);
-  const char* tool = std::getenv("JETPIPE_SANITIZER");
-  const bool serializing = tool != nullptr && std::string(tool) == "initcheck";
+  const bool serializing = test::under_sanitizer("initcheck");
   for (std::uint32_t round = 1; round <= 4; ++round) {
     auto* h = host.get<unsigned char>();
     for (std::size_t i = 0; i < n; ++i) h[i] = static_cast<unsigned char>(rng());
