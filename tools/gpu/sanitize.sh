@@ -5,7 +5,13 @@
 # SANITIZE_TIMEOUT=SECONDS bounds each tool's run (default 0: none); a run cut short fails.
 # SANITIZE_TOOLS="racecheck ..." picks the tools (default all four).
 # The tests see the tool in JETPIPE_SANITIZER: under initcheck a copy queued after a kernel that
-# polls for it did not run until that kernel ended, so GpuStreamValue queues the copy first there.
+# polls for it did not run until that kernel ended, so GpuStreamValue queues the copy first there,
+# and the executor equality test leaves the copy_wait: poll profiles out (their order is one CUDA
+# does not see; initcheck hung on them). Under any tool that test prints "[ SETTING  ] ..." before
+# each setting, so a report in the log falls under the setting that made it. Known and open
+# (docs/PERFORMANCE.md): initcheck over the equality tests of config/ (camera, default, video) and
+# the regression pipeline reports, in about one pinned-chunked setting with K >= 2 a process, reads
+# of rows that the reading kernel's own stream wrote before it; results stay bit-exact.
 # SANITIZE_SHARDS=N splits the tests into N googletest shards run side by side, each in its own
 # compute-sanitizer process on the one GPU; every shard must pass. Racecheck is mostly host time:
 # on the H100 12 shards ran 205 filter edge tests in 3 min 21 s, where one process had been cut
