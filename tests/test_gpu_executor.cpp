@@ -245,9 +245,9 @@ TEST_P(GpuExecutor, EveryStrategyChunkingAndGraphEqualsTheHost) {
   // Under initcheck the polled profiles stay out: a poll orders the last strip's stages after
   // its copy through a flag CUDA does not see (the driver API's stream memory operations warn
   // that such an order must also be visible to CUDA, or a scheduler may serialize the work in
-  // an improper order). initcheck runs work in such an order: on the H100 6 of 12 runs of one
-  // polled profile hung (the poller waiting for a copy the tool held back), and the others
-  // reported reads of rows written before them on the same stream (docs/PERFORMANCE.md).
+  // an improper order). initcheck runs work in such an order: on the H100, of 20 runs of a
+  // polled profile 9 hung (the poller waiting for a copy the tool held back) and 14 reported
+  // reads of rows written before them on the same stream (docs/PERFORMANCE.md).
   if (test::under_sanitizer("initcheck")) {
     std::printf("[   NOTE   ] %s: copy_wait: poll profiles not run under initcheck\n",
                 file.c_str());
