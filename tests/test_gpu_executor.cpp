@@ -208,6 +208,7 @@ TEST_P(GpuExecutor, EveryStrategyChunkingAndGraphEqualsTheHost) {
           PlatformProfile p = profile(memory, k, f, graphs, timing);
           if (k == 4) p.timing_every = 2;  // timed and untimed frames (two graphs) alternate
           const RunOutput got = run_named(cfg, p, file + ": " + what);
+          if (HasFailure()) return;  // run_named said which setting threw
           expect_same(ref, got, file + ": " + what);
           if (HasFatalFailure() || HasFailure()) return;
         }
@@ -255,14 +256,16 @@ TEST_P(GpuExecutor, EveryStrategyChunkingAndGraphEqualsTheHost) {
     profiles.insert(profiles.end(), polled.begin(), polled.end());
   }
   for (const PlatformProfile& p : profiles) {
-    SCOPED_TRACE(p.name + " " + p.memory + " K=" + std::to_string(p.chunks) + " min_strip_mb " +
-                 std::to_string(p.min_strip_mb) + " strip_ratio " + std::to_string(p.strip_ratio) +
-                 " strip_copies " + std::to_string(p.strip_copies) + " streams " +
-                 std::to_string(p.streams) + " copy_wait " + p.copy_wait);
     const std::string what = file + ": " + p.name + " " + p.memory + " K=" +
-                             std::to_string(p.chunks) + " strip_copies " +
-                             std::to_string(p.strip_copies) + " copy_wait " + p.copy_wait;
-    expect_same(ref, run_named(cfg, p, what), what);
+                             std::to_string(p.chunks) + " min_strip_mb " +
+                             std::to_string(p.min_strip_mb) + " strip_ratio " +
+                             std::to_string(p.strip_ratio) + " strip_copies " +
+                             std::to_string(p.strip_copies) + " streams " +
+                             std::to_string(p.streams) + " copy_wait " + p.copy_wait;
+    SCOPED_TRACE(what);  // for run()'s own checks
+    const RunOutput got = run_named(cfg, p, what);
+    if (HasFailure()) return;
+    expect_same(ref, got, what);
     if (HasFailure()) return;
   }
 }
