@@ -282,6 +282,11 @@ INSTANTIATE_TEST_SUITE_P(Configs, GpuExecutor, ::testing::ValuesIn(config_files(
                            return n;
                          });
 
+// config/default.yaml, the pipeline the timing tests run.
+PipelineConfig default_config() {
+  return load_config(std::string(JETPIPE_TEST_DATA) + "/../config/default.yaml");
+}
+
 // Submits the committed sample frames (4), read into the executor's pool memory, and returns
 // every record, in order.
 std::vector<FrameRecord> sample_frame_records(Executor& exec) {
@@ -300,8 +305,7 @@ std::vector<FrameRecord> sample_frame_records(Executor& exec) {
 // gives a copy span per strip, timing: stages one for the frame.
 TEST(GpuExecutorTiming, StageTimesAndSpansArePositive) {
   JP_REQUIRE_GPU();
-  const PipelineConfig cfg =
-      load_config(std::string(JETPIPE_TEST_DATA) + "/../config/default.yaml");
+  const PipelineConfig cfg = default_config();
   for (const char* timing : {"strips", "stages"}) {
     for (bool graphs : {false, true}) {
       SCOPED_TRACE(std::string(timing) + (graphs ? " graphs" : " streams"));
@@ -350,8 +354,7 @@ TEST(GpuExecutorTiming, StageTimesAndSpansArePositive) {
 // time (its results: the strategy tests above, which compare every configuration with the host).
 TEST(GpuExecutorTiming, HistogramBesideTheChainOnOneStream) {
   JP_REQUIRE_GPU();
-  const PipelineConfig cfg =
-      load_config(std::string(JETPIPE_TEST_DATA) + "/../config/default.yaml");
+  const PipelineConfig cfg = default_config();
   for (bool graphs : {false, true}) {
     SCOPED_TRACE(graphs ? "graphs" : "streams");
     std::unique_ptr<Executor> exec =
@@ -392,8 +395,7 @@ TEST(GpuExecutorTiming, HistogramBesideTheChainOnOneStream) {
 // side-stream kernel reading a managed image on an H100; on a Jetson it is undefined.
 TEST(GpuExecutorTiming, HistogramOfAManagedImageStaysOnTheFramesStream) {
   JP_REQUIRE_GPU();
-  const PipelineConfig cfg =
-      load_config(std::string(JETPIPE_TEST_DATA) + "/../config/default.yaml");
+  const PipelineConfig cfg = default_config();
   for (bool keep_blur : {false, true}) {
     SCOPED_TRACE(keep_blur ? "blur kept (managed)" : "blur in device memory");
     const std::vector<std::string> keep =
