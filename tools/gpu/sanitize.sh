@@ -11,7 +11,9 @@
 # each setting, so a report in the log falls under the setting that made it. Known and open
 # (docs/PERFORMANCE.md): initcheck over the equality tests of config/ (camera, default, video) and
 # the regression pipeline reports, in about one pinned-chunked setting with K >= 2 a process, reads
-# of rows that the reading kernel's own stream wrote before it; results stay bit-exact.
+# of rows that the reading kernel's own stream wrote before it, or fails on an illegal address at
+# cudaHostAlloc; results stay bit-exact and memcheck is clean. tools/gpu/initcheck_alloc.cu shows
+# initcheck reporting such reads in a correct standalone program (about one process in seven).
 # SANITIZE_SHARDS=N splits the tests into N googletest shards run side by side, each in its own
 # compute-sanitizer process on the one GPU; every shard must pass. Racecheck is mostly host time:
 # on the H100 12 shards ran 205 filter edge tests in 3 min 21 s, where one process had been cut
