@@ -23,7 +23,7 @@ std::string gpu_unavailable_reason() {
 
 bool under_sanitizer(const char* tool) {
   const char* env = std::getenv("JETPIPE_SANITIZER");
-  return env != nullptr && std::strcmp(env, tool) == 0;
+  return env != nullptr && (tool == nullptr || std::strcmp(env, tool) == 0);
 }
 
 #if JETPIPE_HAVE_CUDA

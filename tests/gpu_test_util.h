@@ -24,9 +24,9 @@ std::string gpu_unavailable_reason();
     if (!jp_why.empty()) GTEST_SKIP() << "no GPU: " << jp_why;               \
   } while (0)
 
-// Whether the tests run under this compute-sanitizer tool ("initcheck", ...): tools/gpu/sanitize.sh
-// names it in JETPIPE_SANITIZER.
-bool under_sanitizer(const char* tool);
+// Whether the tests run under this compute-sanitizer tool ("initcheck", ...), or under any tool
+// when `tool` is null: tools/gpu/sanitize.sh names it in JETPIPE_SANITIZER.
+bool under_sanitizer(const char* tool = nullptr);
 
 #if JETPIPE_HAVE_CUDA
 // A device copy of a host image, with rows `pad_bytes` longer than needed (0: cudaMallocPitch);

@@ -143,22 +143,6 @@ bool json_near(const nlohmann::json& a, const nlohmann::json& b, double rel) {
   return a == b;
 }
 
-// run() for the equality test: names the setting in a failure from an exception (a CUDA error
-// thrown out of the executor loses the SCOPED_TRACE), and, under compute-sanitizer, on stdout
-// before it runs, so that the tool's reports (on stdout too) fall under the setting that made them.
-RunOutput run_named(const PipelineConfig& cfg, const PlatformProfile& p, const std::string& what) {
-  if (std::getenv("JETPIPE_SANITIZER") != nullptr) {
-    std::printf("[ SETTING  ] %s\n", what.c_str());
-    std::fflush(stdout);
-  }
-  try {
-    return run(cfg, p);
-  } catch (const std::exception& e) {
-    ADD_FAILURE() << what << ": " << e.what();
-    return {};
-  }
-}
-
 // rel = 0: records equal as text, bit for bit.
 void expect_same(const RunOutput& ref, const RunOutput& got, const std::string& what,
                  double rel = 0) {
@@ -180,6 +164,28 @@ void expect_same(const RunOutput& ref, const RunOutput& got, const std::string& 
                                         << " differs";
     }
   }
+}
+
+// Runs `cfg` under `p` and expects the records and images of `ref`; false once the test has
+// failed, so that the caller stops. A CUDA error thrown out of the executor loses the
+// SCOPED_TRACE, so the failure names the setting itself; under compute-sanitizer the setting is
+// also printed before it runs, so that the tool's reports (on stdout too) fall under it.
+bool same_as_ref(const RunOutput& ref, const PipelineConfig& cfg, const PlatformProfile& p,
+                 const std::string& what) {
+  if (test::under_sanitizer()) {
+    std::printf("[ SETTING  ] %s\n", what.c_str());
+    std::fflush(stdout);
+  }
+  RunOutput got;
+  try {
+    got = run(cfg, p);
+  } catch (const std::exception& e) {
+    ADD_FAILURE() << what << ": " << e.what();
+    return false;
+  }
+  if (::testing::Test::HasFailure()) return false;  // run()'s own checks failed
+  expect_same(ref, got, what);
+  return !::testing::Test::HasFailure();
 }
 
 class GpuExecutor : public ::testing::TestWithParam<std::string> {};
@@ -207,10 +213,7 @@ TEST_P(GpuExecutor, EveryStrategyChunkingAndGraphEqualsTheHost) {
           const char* timing = k == 3 ? "strips" : k == 8 ? "frame" : "stages";
           PlatformProfile p = profile(memory, k, f, graphs, timing);
           if (k == 4) p.timing_every = 2;  // timed and untimed frames (two graphs) alternate
-          const RunOutput got = run_named(cfg, p, file + ": " + what);
-          if (HasFailure()) return;  // run_named said which setting threw
-          expect_same(ref, got, file + ": " + what);
-          if (HasFatalFailure() || HasFailure()) return;
+          if (!same_as_ref(ref, cfg, p, file + ": " + what)) return;
         }
       }
     }
@@ -263,10 +266,7 @@ TEST_P(GpuExecutor, EveryStrategyChunkingAndGraphEqualsTheHost) {
                              std::to_string(p.strip_copies) + " streams " +
                              std::to_string(p.streams) + " copy_wait " + p.copy_wait;
     SCOPED_TRACE(what);  // for run()'s own checks
-    const RunOutput got = run_named(cfg, p, what);
-    if (HasFailure()) return;
-    expect_same(ref, got, what);
-    if (HasFailure()) return;
+    if (!same_as_ref(ref, cfg, p, what)) return;
   }
 }
 
