@@ -166,15 +166,22 @@ void expect_same(const RunOutput& ref, const RunOutput& got, const std::string& 
   }
 }
 
+// JETPIPE_TEST_SETTINGS=TEXT: the equality test runs only the settings whose name contains TEXT
+// (for example "pinned-chunked K=3" or "copy_wait poll"), to reproduce one under a tool in
+// seconds; null when unset (every setting).
+const char* settings_filter() {
+  static const char* only = std::getenv("JETPIPE_TEST_SETTINGS");
+  return only;
+}
+
 // Runs `cfg` under `p` and expects the records and images of `ref`; false once the test has
 // failed, so that the caller stops. A CUDA error thrown out of the executor loses the
 // SCOPED_TRACE, so the failure names the setting itself; under compute-sanitizer the setting is
-// also printed before it runs, so that the tool's reports (on stdout too) fall under it.
-// JETPIPE_TEST_SETTINGS=TEXT runs only the settings whose name contains TEXT (for example
-// "pinned-chunked K=3" or "copy_wait poll"), to reproduce one under a tool in seconds.
+// also printed before it runs, so that the tool's reports (on stdout too) fall under it. A
+// setting that settings_filter() leaves out passes without running.
 bool same_as_ref(const RunOutput& ref, const PipelineConfig& cfg, const PlatformProfile& p,
                  const std::string& what) {
-  static const char* only = std::getenv("JETPIPE_TEST_SETTINGS");
+  const char* only = settings_filter();
   if (only != nullptr && what.find(only) == std::string::npos) return true;
   if (test::under_sanitizer()) {
     std::printf("[ SETTING  ] %s\n", what.c_str());
@@ -200,6 +207,9 @@ TEST_P(GpuExecutor, EveryStrategyChunkingAndGraphEqualsTheHost) {
   JP_REQUIRE_GPU();
   const PipelineConfig cfg = load_config(GetParam());
   const std::string file = fs::path(GetParam()).filename().string();
+  if (const char* only = settings_filter()) {
+    std::printf("[   NOTE   ] %s: only the settings containing \"%s\" run\n", file.c_str(), only);
+  }
   const RunOutput host = run(cfg, profile("host", 1, 1, false));
   // The stream holds a failed read (record 8) and gray frames a colour-only stage may reject.
   ASSERT_NE(host.records[8].find("\"error\""), std::string::npos) << host.records[8];
