@@ -6,9 +6,12 @@
 // beside, one synchronous cudaMemcpy of the frame (what `jetpipe bench pipeline` divides by) and
 // the host round trip of an empty kernel. `copy_strips sizes`: single copies of growing size, DMA
 // against an SM copy kernel; `copy_strips mixed`: the frame's last rows by the SMs while the DMA
-// engine copies the rest. Standalone (no jetpipe library):
+// engine copies the rest; `copy_strips handoff`: the three copies of `strip_copies: 3`, each copy's
+// start-up hidden behind the tail of the one before on another stream (it is not: H100, twentieth
+// session, every split landed the frame later than the three copies on one stream).
+// Standalone (no jetpipe library):
 //   nvcc -O2 -arch=sm_90 -o /tmp/copy_strips tools/gpu/copy_strips.cu
-//   /tmp/copy_strips [sizes|mixed]
+//   /tmp/copy_strips [sizes|mixed|handoff]
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -183,7 +186,93 @@ void mixed_copies() {
   CK(cudaFree(d));
 }
 
+// The frame in the copies of `strip_copies: 3` (rows 0-540, 540-810, 810-1080), and whether a
+// copy's start-up can hide behind the one before it: each copy but the last split into its bulk
+// and a tail of `tail` bytes, the next copy on another stream waiting only for the bulk, so it
+// starts while the tail crosses. Device µs from the start when each copy has landed (median of
+// 50), against the three copies on one stream and one copy of the frame (`copy_strips handoff`).
+void handoff_copies() {
+  const size_t W = 1920, H = 1080, pitch = W * 3, bytes = pitch * H;
+  const size_t cut[4] = {0, 540 * pitch, 810 * pitch, bytes};
+  unsigned char *h = nullptr, *d = nullptr;
+  CK(cudaHostAlloc(reinterpret_cast<void**>(&h), bytes, 0));
+  CK(cudaMalloc(&d, bytes));
+  for (size_t i = 0; i < bytes; ++i) h[i] = static_cast<unsigned char>(i * 13 + 5);
+  cudaStream_t st[3];
+  for (auto& s : st) CK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+  cudaEvent_t e0, land[3], bulk[3];
+  CK(cudaEventCreate(&e0));
+  for (auto& e : land) CK(cudaEventCreate(&e));
+  for (auto& e : bulk) CK(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
+  // streams: how many streams the copies take in turn (1: all on one); tail: bytes of each copy
+  // but the last left to cross after the next copy may start (0: none split).
+  auto run = [&](int streams, size_t tail, bool whole) {
+    std::vector<double> v[3];
+    for (int it = 0; it < 60; ++it) {
+      CK(cudaMemset(d, 0, bytes));
+      CK(cudaDeviceSynchronize());
+      CK(cudaEventRecord(e0, st[0]));
+      for (int i = 1; i < streams; ++i) CK(cudaStreamWaitEvent(st[i], e0, 0));
+      if (whole) {
+        CK(cudaMemcpyAsync(d, h, bytes, cudaMemcpyHostToDevice, st[0]));
+        CK(cudaEventRecord(land[2], st[0]));
+      } else {
+        for (int c = 0; c < 3; ++c) {
+          cudaStream_t s = st[c % streams];
+          if (c > 0 && streams > 1) CK(cudaStreamWaitEvent(s, bulk[c - 1], 0));
+          const size_t n = cut[c + 1] - cut[c];
+          const size_t t = c < 2 && streams > 1 ? std::min(tail, n) : 0;
+          CK(cudaMemcpyAsync(d + cut[c], h + cut[c], n - t, cudaMemcpyHostToDevice, s));
+          CK(cudaEventRecord(bulk[c], s));
+          if (t > 0) {
+            CK(cudaMemcpyAsync(d + cut[c + 1] - t, h + cut[c + 1] - t, t, cudaMemcpyHostToDevice,
+                               s));
+          }
+          CK(cudaEventRecord(land[c], s));
+        }
+      }
+      CK(cudaDeviceSynchronize());
+      for (int c = whole ? 2 : 0; c < 3; ++c) {
+        float ms = 0;
+        CK(cudaEventElapsedTime(&ms, e0, land[c]));
+        if (it >= 10) v[c].push_back(ms * 1e3);
+      }
+    }
+    std::vector<unsigned char> back(bytes);
+    CK(cudaMemcpy(back.data(), d, bytes, cudaMemcpyDeviceToHost));
+    const bool ok = std::equal(back.begin(), back.end(), h);
+    if (whole) {
+      std::printf("  one copy of the frame                      lands %6.1f", median(v[2]));
+    } else {
+      std::printf("  3 copies, %d stream(s), tail %7zu bytes: lands %6.1f %6.1f %6.1f", streams,
+                  streams > 1 ? tail : size_t(0), median(v[0]), median(v[1]), median(v[2]));
+    }
+    std::printf(" us%s\n", ok ? "" : "  WRONG BYTES");
+  };
+  std::printf("1080p BGR frame (%zu bytes), device us from the start:\n", bytes);
+  for (int rep = 0; rep < 2; ++rep) {
+    run(1, 0, true);
+    run(1, 0, false);
+    for (const int streams : {2, 3}) {
+      for (const size_t tail :
+           {size_t(0), size_t(64) << 10, size_t(256) << 10, size_t(512) << 10, size_t(1) << 20}) {
+        run(streams, tail, false);
+      }
+    }
+  }
+  CK(cudaEventDestroy(e0));
+  for (auto& e : land) CK(cudaEventDestroy(e));
+  for (auto& e : bulk) CK(cudaEventDestroy(e));
+  for (auto& s : st) CK(cudaStreamDestroy(s));
+  CK(cudaFreeHost(h));
+  CK(cudaFree(d));
+}
+
 int main(int argc, char** argv) {
+  if (argc > 1 && std::strcmp(argv[1], "handoff") == 0) {
+    handoff_copies();
+    return 0;
+  }
   if (argc > 1 && std::strcmp(argv[1], "mixed") == 0) {
     mixed_copies();
     return 0;
