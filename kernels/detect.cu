@@ -475,6 +475,7 @@ struct CandArgs {
   bool use_quality;
   double quality;
   float thresh;
+  bool early;  // the candidates kernel triggers its dependents at its start (dev::pdl_early())
 };
 
 // A candidates launch's threshold: float(threshold), or quality · the maximum gathered so far (the
@@ -487,6 +488,7 @@ __device__ __forceinline__ float candidates_threshold(const Args& a, const Heade
 template <class T, int R, bool kSmemTile>
 __global__ void __launch_bounds__(Policy::kThreads)
     detect_candidates_kernel(CandArgs a, Header* h, u64* cand, u64 cap) {
+  if (a.early) dev::pdl_trigger();
   dev::pdl_wait();  // the kernel before it has finished (launch_pdl)
   unsigned char* smem = dyn_smem();
   const float thresh = candidates_threshold(a, h);
@@ -1204,6 +1206,7 @@ __device__ u64 rank_write(const u64* src, int n, u64 limit, u64 k, const Respons
 // integer responses' instances to 64 registers and spilled.
 template <class T, bool kSmemTile>
 __global__ void __launch_bounds__(Policy::kThreads, 2) detect_finish_kernel(FinishArgs a) {
+  dev::pdl_wait();  // the candidates before it have finished (launch_cooperative_pdl)
   Grid grid{cg::this_grid()};
   FinishShared& fs = *reinterpret_cast<FinishShared*>(dyn_smem());
   unsigned char* work = dyn_smem() + kFinishFixed;
@@ -1356,6 +1359,7 @@ CandArgs cand_args(const DetectParams& p, const ImageView& v, int y0, int y1) {
   a.nms.tiles_x = (v.width + Policy::kTileW - 1) / Policy::kTileW;
   a.nms.ntiles = a.nms.tiles_x * ((y1 - y0 + Policy::kTileH - 1) / Policy::kTileH);
   a.nms.vec = detect_f32_aligned(v);
+  a.early = dev::pdl_early();
   a.use_quality = p.use_quality;
   a.quality = p.quality;
   a.thresh = static_cast<float>(p.threshold);
@@ -1491,10 +1495,9 @@ cudaError_t launch_finish_rt(const FinishArgs& a, const Layout& l, cudaStream_t 
        (l.cap + Policy::kThreads * Policy::kItems - 1) / (Policy::kThreads * Policy::kItems)});
   const unsigned blocks = static_cast<unsigned>(
       std::min<u64>(chunks, static_cast<u64>(std::max(per_sm, 1)) * static_cast<u64>(sms)));
-  cudaLaunchAttribute attr{};
-  attr.id = cudaLaunchAttributeCooperative;
-  attr.val.cooperative = 1;
-  return dev::launch_ex(kernel, blocks, Policy::kThreads, smem, stream, &attr, a);
+  // Programmatic too: its blocks are resident when the candidates before it end (they trigger at
+  // their start), 0.6-0.7 µs off the 1080p chain (docs/PERFORMANCE.md, twentieth session).
+  return dev::launch_cooperative_pdl(kernel, blocks, Policy::kThreads, smem, stream, a);
 }
 
 template <class T>

@@ -69,6 +69,7 @@ cudaError_t launch_fast(const Src& src, const dev::HarrisArgs& a, int rows_per_w
                                                     dev::current_filter_policy()),
                            kHarrisTileH);
   const unsigned grid = fa.grid.blocks();
+  fa.grid.early = dev::pdl_early();
   const std::size_t smem = dev::HarrisGeom(a.bs, a.anchor, a.r).smem_bytes();
   switch (a.bs) {
     case 3:

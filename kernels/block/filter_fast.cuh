@@ -241,6 +241,7 @@ constexpr int fast_min_blocks() {
 template <int R, class Src, class Epi>
 __global__ void __launch_bounds__(kFastThreads, fast_min_blocks<R>())
     fast_separable_kernel(const Src src, const FastArgs a, const Epi epi) {
+  if (a.grid.early) pdl_trigger();
   pdl_wait();  // the kernel before it has finished (launch_pdl)
   const StripBlock blk = strip_block(a.grid);
   if (!blk.edge) {
@@ -354,6 +355,7 @@ cudaError_t launch_fast_separable(const Src& src, const int* kx, const int* ky, 
                                                             device_info().sm_count, pol),
                      kSepTileH);
   const unsigned grid = a.grid.blocks();
+  a.grid.early = pdl_early();
   const int r = ksize / 2;
   const std::size_t smem = separable_smem_bytes(r, r);
   switch (r) {

@@ -108,6 +108,7 @@ struct StripGrid {
   int y0 = 0, y1 = 0;
   int fast_blocks = 1, rows_per_warp = 1;
   int bands_per_group = 1;  // edge_rows = bands_per_group · rows_per_warp ≥ tile_h
+  bool early = false;       // the kernel triggers its dependents at its start (pdl_early())
 
   StripGrid() = default;
   StripGrid(int y0_, int y1_, int fast_blocks_, int rows_per_warp_, int tile_h)

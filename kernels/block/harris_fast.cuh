@@ -313,6 +313,7 @@ constexpr int harris_fast_min_blocks() {
 template <int BS, int LC, class Src>
 __global__ void __launch_bounds__(kHarrisFastThreads, harris_fast_min_blocks<BS, LC>())
     harris_fast_kernel(const Src src, const HarrisFastArgs fa) {
+  if (fa.grid.early) pdl_trigger();
   pdl_wait();  // the kernel before it has finished (launch_pdl)
   const StripBlock blk = strip_block(fa.grid);
   if (!blk.edge) {

@@ -1,20 +1,29 @@
 // SPDX-License-Identifier: MIT
 // Programmatic dependent launch (compute capability 9.0+). A kernel launched with launch_pdl() is
 // launched by the GPU while the kernel before it in the stream is still completing, instead of
-// after; it calls pdl_wait() first, before touching global memory, which returns once that kernel
-// has completed and its writes are visible. So the launch behaves exactly as a plain one apart from
-// when its grid is set up. The kernels never trigger their dependents early
-// (griddepcontrol.launch_dependents): measured on an H100, the 1080p chain of config/default.yaml
-// (tools/bench/bench_pipeline.cu, three runs each): plain launches 60.5-60.9 µs with this against
-// 63.5-66.1 without; as a CUDA graph 55.5-57.1 against 56.4 (no change); with an early trigger at
-// each kernel's start the graph got slower (59.7-59.9 against 56.4-58.0). pdl_wait() is a no-op for
-// a kernel launched without the attribute, and on older devices (no attribute, no instruction).
+// after; it calls pdl_wait() first, before touching global memory, which returns once every kernel
+// it depends on has completed and its writes are visible. So the launch behaves exactly as a plain
+// one apart from when its grid is set up. Measured on an H100, the 1080p chain of
+// config/default.yaml (tools/bench/bench_pipeline.cu, three runs each): plain launches 60.5-60.9 µs
+// with this against 63.5-66.1 without; as a CUDA graph 55.5-57.1 against 56.4 (no change).
 //
-//   __global__ void k(Args a) { dev::pdl_wait(); ... }
+// The chain's kernels (the fast filters, harris, the detection's candidates) also let their
+// dependents launch at their own start (pdl_trigger(), where pdl_early() says so at launch), so the
+// next grid's blocks are resident and waiting in pdl_wait() when this one ends, rather than being
+// launched as its blocks exit. The dependents still wait for the whole grid and its writes.
+// Measured on an H100 (twentieth session, docs/PERFORMANCE.md): the 1080p chain as a CUDA
+// graph 38.0-38.1 µs against 39.5-39.6 without (37.3-37.4 with the detection's finish launched this
+// way too); the fifth session's chain, with the histogram in line and the detection's own maximum
+// kernel, had been slower with it (59.7-59.9 against 56.4-58.0).
+//
+//   __global__ void k(Args a) { if (a.early) dev::pdl_trigger(); dev::pdl_wait(); ... }
+//   a.early = dev::pdl_early();
 //   return dev::launch_pdl(k, grid, threads, smem, stream, a);   // cudaLaunchKernelEx's error
 //
-// JETPIPE_PDL=0 in the environment (or set_pdl_enabled(false), for side-by-side benchmarks) makes
-// every launch a plain one.
+// pdl_wait() and pdl_trigger() are no-ops for a kernel launched without the attribute, and on older
+// devices (no attribute, no instruction). JETPIPE_PDL=0 in the environment (or
+// set_pdl_enabled(false), for side-by-side benchmarks) makes every launch a plain one;
+// JETPIPE_PDL_EARLY=0 keeps the programmatic launches but without the early trigger.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -31,6 +40,25 @@ __device__ __forceinline__ void pdl_wait() {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   asm volatile("griddepcontrol.wait;" ::: "memory");
 #endif
+}
+
+// Lets the kernels launched after this one with launch_pdl() start now (their blocks become
+// resident and wait in pdl_wait()), instead of as this grid's blocks exit.
+__device__ __forceinline__ void pdl_trigger() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+#endif
+}
+
+// Whether a kernel of the chain triggers its dependents at its start (pdl_trigger()): yes, unless
+// JETPIPE_PDL_EARLY=0 (for side-by-side benchmarks). Only a launch with pdl_enabled() has
+// dependents that the trigger could start.
+inline bool pdl_early() {
+  static const bool off = [] {
+    const char* env = std::getenv("JETPIPE_PDL_EARLY");
+    return env != nullptr && std::strcmp(env, "0") == 0;
+  }();
+  return !off;
 }
 
 // −1: not decided yet (JETPIPE_PDL read at the first launch), 0: off, 1: on.
@@ -68,32 +96,57 @@ inline bool pdl_enabled() {
   return cc >= 9;
 }
 
-// kernel<<<grid, block, smem, stream>>>(args...) through cudaLaunchKernelEx, with one launch
-// attribute (none where attr is null). Returns the launch's error (as cudaPeekAtLastError would).
+// kernel<<<grid, block, smem, stream>>>(args...) through cudaLaunchKernelEx, with n launch
+// attributes. Returns the launch's error (as cudaPeekAtLastError would).
 template <class... Params, class... Args>
-cudaError_t launch_ex(void (*kernel)(Params...), dim3 grid, dim3 block, std::size_t smem,
-                      cudaStream_t stream, const cudaLaunchAttribute* attr, Args&&... args) {
+cudaError_t launch_attrs(void (*kernel)(Params...), dim3 grid, dim3 block, std::size_t smem,
+                         cudaStream_t stream, cudaLaunchAttribute* attrs, unsigned n,
+                         Args&&... args) {
   cudaLaunchConfig_t cfg{};
   cfg.gridDim = grid;
   cfg.blockDim = block;
   cfg.dynamicSmemBytes = smem;
   cfg.stream = stream;
-  cudaLaunchAttribute a{};
-  if (attr != nullptr) a = *attr;
-  cfg.attrs = &a;
-  cfg.numAttrs = attr != nullptr ? 1 : 0;
+  cfg.attrs = attrs;
+  cfg.numAttrs = n;
   return cudaLaunchKernelEx(&cfg, kernel, std::forward<Args>(args)...);
 }
 
-// launch_ex with programmatic stream serialization where pdl_enabled().
-template <class... Params, class... Args>
-cudaError_t launch_pdl(void (*kernel)(Params...), dim3 grid, dim3 block, std::size_t smem,
-                       cudaStream_t stream, Args&&... args) {
+inline cudaLaunchAttribute pdl_attribute() {
   cudaLaunchAttribute attr{};
   attr.id = cudaLaunchAttributeProgrammaticStreamSerialization;
   attr.val.programmaticStreamSerializationAllowed = 1;
-  return launch_ex(kernel, grid, block, smem, stream, pdl_enabled() ? &attr : nullptr,
-                   std::forward<Args>(args)...);
+  return attr;
+}
+
+// kernel<<<grid, block, smem, stream>>>(args...) with programmatic stream serialization where
+// pdl_enabled().
+template <class... Params, class... Args>
+cudaError_t launch_pdl(void (*kernel)(Params...), dim3 grid, dim3 block, std::size_t smem,
+                       cudaStream_t stream, Args&&... args) {
+  cudaLaunchAttribute attr = pdl_attribute();
+  return launch_attrs(kernel, grid, block, smem, stream, &attr, pdl_enabled() ? 1 : 0,
+                      std::forward<Args>(args)...);
+}
+
+// A cooperative launch (co-resident blocks, grid barriers), with programmatic stream serialization
+// too where pdl_enabled(); the kernel calls pdl_wait() first, as for launch_pdl(). Where the driver
+// refuses the pair (cudaErrorInvalidValue, cudaErrorNotSupported), the error is cleared and the
+// launch is a plain cooperative one, then and on every later launch.
+template <class... Params, class... Args>
+cudaError_t launch_cooperative_pdl(void (*kernel)(Params...), dim3 grid, dim3 block,
+                                   std::size_t smem, cudaStream_t stream, Args&&... args) {
+  static std::atomic<bool> refused{false};
+  cudaLaunchAttribute attrs[2] = {{}, pdl_attribute()};
+  attrs[0].id = cudaLaunchAttributeCooperative;
+  attrs[0].val.cooperative = 1;
+  if (pdl_enabled() && !refused.load(std::memory_order_relaxed)) {
+    const cudaError_t e = launch_attrs(kernel, grid, block, smem, stream, attrs, 2, args...);
+    if (e != cudaErrorInvalidValue && e != cudaErrorNotSupported) return e;
+    cudaGetLastError();
+    refused.store(true, std::memory_order_relaxed);
+  }
+  return launch_attrs(kernel, grid, block, smem, stream, attrs, 1, std::forward<Args>(args)...);
 }
 
 }  // namespace jetpipe::dev
