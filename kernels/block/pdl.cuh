@@ -11,10 +11,11 @@
 // dependents launch at their own start (pdl_trigger(), where pdl_early() says so at launch), so the
 // next grid's blocks are resident and waiting in pdl_wait() when this one ends, rather than being
 // launched as its blocks exit. The dependents still wait for the whole grid and its writes.
-// Measured on an H100 (twentieth session, docs/PERFORMANCE.md): the 1080p chain as a CUDA
-// graph 38.0-38.1 µs against 39.5-39.6 without (37.3-37.4 with the detection's finish launched this
-// way too); the fifth session's chain, with the histogram in line and the detection's own maximum
-// kernel, had been slower with it (59.7-59.9 against 56.4-58.0).
+// Measured on an H100 (twentieth session, docs/PERFORMANCE.md), with the detection's finish a
+// programmatic launch too (launch_cooperative_pdl): the 1080p chain as a CUDA graph, histogram and
+// stats beside, 37.2-37.4 µs against 39.3 without the trigger; all on one stream 44.4 either way.
+// The fifth session's chain, with the histogram in line and the detection's own maximum kernel,
+// had been slower with it (59.7-59.9 against 56.4-58.0).
 //
 //   __global__ void k(Args a) { if (a.early) dev::pdl_trigger(); dev::pdl_wait(); ... }
 //   a.early = dev::pdl_early();
