@@ -133,7 +133,8 @@ cudaError_t launch_pdl(void (*kernel)(Params...), dim3 grid, dim3 block, std::si
 // A cooperative launch (co-resident blocks, grid barriers), with programmatic stream serialization
 // too where pdl_enabled(); the kernel calls pdl_wait() first, as for launch_pdl(). Where the driver
 // refuses the pair (cudaErrorInvalidValue, cudaErrorNotSupported), the error is cleared and the
-// launch is a plain cooperative one, then and on every later launch.
+// launch is a plain cooperative one; only when that one is accepted does every later launch skip
+// the pair (a launch invalid either way returns its error and changes nothing).
 template <class... Params, class... Args>
 cudaError_t launch_cooperative_pdl(void (*kernel)(Params...), dim3 grid, dim3 block,
                                    std::size_t smem, cudaStream_t stream, Args&&... args) {
@@ -141,13 +142,16 @@ cudaError_t launch_cooperative_pdl(void (*kernel)(Params...), dim3 grid, dim3 bl
   cudaLaunchAttribute attrs[2] = {{}, pdl_attribute()};
   attrs[0].id = cudaLaunchAttributeCooperative;
   attrs[0].val.cooperative = 1;
-  if (pdl_enabled() && !refused.load(std::memory_order_relaxed)) {
+  const bool pair = pdl_enabled() && !refused.load(std::memory_order_relaxed);
+  if (pair) {
     const cudaError_t e = launch_attrs(kernel, grid, block, smem, stream, attrs, 2, args...);
     if (e != cudaErrorInvalidValue && e != cudaErrorNotSupported) return e;
     cudaGetLastError();
-    refused.store(true, std::memory_order_relaxed);
   }
-  return launch_attrs(kernel, grid, block, smem, stream, attrs, 1, std::forward<Args>(args)...);
+  const cudaError_t e =
+      launch_attrs(kernel, grid, block, smem, stream, attrs, 1, std::forward<Args>(args)...);
+  if (pair && e == cudaSuccess) refused.store(true, std::memory_order_relaxed);
+  return e;
 }
 
 }  // namespace jetpipe::dev
