@@ -32,6 +32,7 @@
 #include <sstream>
 #include <utility>
 
+#include "kernels/launch_scope.h"
 #include "kernels/stream_flag.h"
 #include "pipeline/core/cuda_memory.h"
 #include "pipeline/core/error.h"
@@ -750,6 +751,33 @@ class CudaExecutor : public Executor {
     return !off && strips > 1 && copy_streams(slot);
   }
 
+  // Whether the frame's last strip is deferred (enqueue): its passes queued after every other
+  // strip's, behind one join of the other strip streams, so that on its stream each kernel
+  // follows the one before it with no wait on another stream between them. Where the strips land
+  // in row order on the copy stream (pinned-chunked), and only where no other strip reads rows of
+  // a stage's last strip (a stage that wraps; strips shorter than the skew). Its kernels are
+  // launched without the early trigger (run_deferred). H100, 1080p K = 4 single frames (copies 3,
+  // poll), with the finish's grid of one block per SM: 1.300-1.324× the frame's H2D against
+  // 1.331-1.348× before, GPU span 150.5-153.4 µs against 153.3-156.5 (docs/PERFORMANCE.md,
+  // twenty-first session). JETPIPE_DEFER_LAST=0 turns it off (for comparisons).
+  bool defers_last(const Slot& slot, int strips, const std::vector<std::vector<int>>& sb,
+                   int h) const {
+    static const bool off = env_starts_with("JETPIPE_DEFER_LAST", '0');
+    if (off || strips < 2 || !copy_streams(slot)) return false;
+    const int last = strips - 1;
+    for (std::size_t i = 0; i < plans_.size(); ++i) {
+      const StagePlan& sp = plans_[i];
+      if (sp.producer < 0 || sp.absorbed_by >= 0 || sp.fused_into >= 0) continue;
+      const std::vector<int>& pb = sb[sp.producer];
+      for (int k = 0; k < last; ++k) {
+        const RowRanges need =
+            rows_read(sb[i][k], sb[i][k + 1], sp.stage->halo(), h, sp.stage->wraps());
+        if (need.overlaps(pb[last], pb[last + 1])) return false;
+      }
+    }
+    return true;
+  }
+
   // Managed buffers (the frame and the outputs asked for) change hands between host and stream.
   void attach_managed(Slot& slot, const Pending& p, const std::map<std::string, ImageView>& views,
                       unsigned flags) {
@@ -872,47 +900,137 @@ class CudaExecutor : public Executor {
       }
     };
     // Stages, pass by pass, strip by strip; a stage beside the others as soon as its input is
-    // written.
+    // written. With the last strip deferred (defers_last), each pass's last strip waits in
+    // `deferred` until a merge or a join needs it (or the frame's end): then the last strip's
+    // stream joins the other strip streams once and runs its passes one after another with no
+    // other wait between its kernels, so each is a programmatic launch behind the one before it
+    // (launched as that one's blocks exit). A wait on another stream between them made each start
+    // 1.1-1.4 µs after the one before it ended (CUPTI, H100, 1080p K = 4).
+    const int last = strips - 1;
+    const bool defer = multi && defers_last(slot, strips, sb, h);
+    struct Unit {
+      std::size_t stage;
+      int pass;
+    };
+    std::vector<Unit> deferred;                // main passes whose last strip waits
+    std::vector<std::size_t> deferred_beside;  // beside stages whose last strip (and merge) wait
+    std::vector<std::vector<char>> beside_waited(plans_.size());  // producer strips waited for
     bool side_used = false;
     const bool beside_now = beside_on(strips);  // as bound (start)
+    // Strip k of a beside stage: the producer strips holding its rows (each once per frame: all
+    // on the side stream), its launch.
+    auto beside_strip = [&](std::size_t i, int k) {
+      StageSlot& ss = slot.stages[i];
+      const cudaStream_t side = slot.side.get();
+      const int producer = plans_[i].producer;
+      if (!multi) {
+        if (k == 0) {
+          JP_CUDA(cudaStreamWaitEvent(side,
+                                      producer < 0 ? slot.h2d_done[strips - 1].get()
+                                                   : slot.stages[producer].done[strips - 1].get(),
+                                      0));
+        }
+      } else {
+        std::vector<char>& waited = beside_waited[i];
+        wait_rows(side, i, k, [&](int j) { return std::exchange(waited[j], 1) != 0; });
+      }
+      if (k == 0 && timed(0, strips, true)) record_timing(ss.t_side.get(), side, capturing);
+      ss.gpu->launch(0, k, sb[i][k], sb[i][k + 1], side);
+      JP_CUDA(cudaEventRecord(ss.done[k].get(), side));
+      if (timed(k, strips, false)) record_timing(ss.t_end[k].get(), side, capturing);
+    };
+    auto beside_merge = [&](std::size_t i) {
+      StageSlot& ss = slot.stages[i];
+      const cudaStream_t side = slot.side.get();
+      if (ss.gpu->merges_after(0)) {
+        record_timing(ss.t_merge0.get(), side, capturing);
+        ss.gpu->merge(0, side);
+        record_timing(ss.t_merge1.get(), side, capturing);
+        ss.merged = true;
+      }
+    };
     auto launch_beside = [&](int producer) {
       for (std::size_t i = 0; i < plans_.size(); ++i) {
         if (!slot.stages[i].beside || plans_[i].producer != producer) continue;
-        StageSlot& ss = slot.stages[i];
-        ss.merged = false;
+        slot.stages[i].merged = false;
         ScopedRange range(plans_[i].stage->label());
-        const cudaStream_t side = slot.side.get();
         // Its input written: the frame's copy in, or its producer's strips. With all strips on
         // one stream (or one strip), the last one once; on several streams, each strip waits for
         // the producer strips holding its rows (its own, once its producer has written them).
         // The side stream joins the capture before it waits for an external event.
-        if (copy_wait != 0) JP_CUDA(cudaStreamWaitEvent(side, slot.fork.get(), 0));
-        std::vector<char> waited(static_cast<std::size_t>(strips), 0);
-        for (int k = 0; k < strips; ++k) {
-          if (!multi) {
-            if (k == 0) {
-              JP_CUDA(cudaStreamWaitEvent(side,
-                                          producer < 0
-                                              ? slot.h2d_done[strips - 1].get()
-                                              : slot.stages[producer].done[strips - 1].get(),
-                                          0));
-            }
-          } else {
-            wait_rows(side, i, k, [&](int j) { return std::exchange(waited[j], 1) != 0; });
-          }
-          if (k == 0 && timed(0, strips, true)) record_timing(ss.t_side.get(), side, capturing);
-          ss.gpu->launch(0, k, sb[i][k], sb[i][k + 1], side);
-          JP_CUDA(cudaEventRecord(ss.done[k].get(), side));
-          if (timed(k, strips, false)) record_timing(ss.t_end[k].get(), side, capturing);
-        }
-        if (ss.gpu->merges_after(0)) {
-          record_timing(ss.t_merge0.get(), side, capturing);
-          ss.gpu->merge(0, side);
-          record_timing(ss.t_merge1.get(), side, capturing);
-          ss.merged = true;
+        if (copy_wait != 0) JP_CUDA(cudaStreamWaitEvent(slot.side.get(), slot.fork.get(), 0));
+        beside_waited[i].assign(static_cast<std::size_t>(strips), 0);
+        const bool wait_last = defer && producer >= 0;  // its producer's last strip deferred
+        for (int k = 0; k < (wait_last ? last : strips); ++k) beside_strip(i, k);
+        if (wait_last) {
+          deferred_beside.push_back(i);
+        } else {
+          beside_merge(i);
         }
         side_used = true;
       }
+    };
+    // Pass `pass` of stage i on strip k: the waits for the rows other streams wrote (with
+    // `joined`, the last strip after the join: only its own copy's), the launch, its event.
+    auto run_strip = [&](std::size_t i, int pass, int k, bool joined) {
+      const StagePlan& sp = plans_[i];
+      StageSlot& ss = slot.stages[i];
+      const cudaStream_t s = strip_stream(slot, k);
+      const bool merge = ss.gpu->merges_after(pass);
+      const bool join_next = pass + 1 < sp.stage->passes() && ss.gpu->joins_before(pass + 1);
+      const bool on_last = (merge || join_next) && merges_on_last(slot, strips);
+      if (multi && (pass == 0 || !ss.gpu->joins_before(pass))) {
+        // The rows this strip reads, written by other streams' strips.
+        wait_rows(s, i, k, [&](int j) {
+          return (joined && j != k) ||
+                 (strip_stream(slot, j) == s && (sp.producer >= 0 || !copy_stream));
+        });
+      } else if (multi) {
+        JP_CUDA(cudaStreamWaitEvent(s, ss.joined.get(), 0));
+      }
+      if (on_last && k == last && !joined) {  // the merge's other strips, before this one
+        for (int j = 0; j < k; ++j) {
+          if (strip_stream(slot, j) != s) JP_CUDA(cudaStreamWaitEvent(s, ss.done[j].get(), 0));
+        }
+      }
+      ss.gpu->launch(pass, k, sb[i][k], sb[i][k + 1], s);
+      JP_CUDA(cudaEventRecord(ss.done[k].get(), s));
+      if (pass + 1 == sp.stage->passes() && timed(k, strips, false)) {
+        record_timing(ss.t_end[k].get(), s, capturing);
+      }
+    };
+    // The deferred last strip: its stream joins the other strip streams (their work so far) and
+    // the frame's other copies, then runs its passes and the beside stages' last strips.
+    auto run_deferred = [&] {
+      if (deferred.empty() && deferred_beside.empty()) return;
+      const cudaStream_t ls = strip_stream(slot, last);
+      for (const auto& st : slot.streams) {
+        if (st.get() == ls) continue;
+        JP_CUDA(cudaEventRecord(slot.join.get(), st.get()));
+        JP_CUDA(cudaStreamWaitEvent(ls, slot.join.get(), 0));
+      }
+      if (copy_stream) {
+        for (int j = 0; j < last; ++j) {
+          JP_CUDA(cudaStreamWaitEvent(ls, slot.h2d_done[j].get(), copy_wait));
+        }
+      }
+      {
+        // Without the early trigger: with it, each kernel's blocks were resident before the one
+        // ahead had started, and they held the SMs from the histogram beside them, which then
+        // ended the frame (1080p K = 4: GPU span 0.165 ms against 0.151).
+        EarlyTriggerScope no_early(false);
+        for (const Unit& u : deferred) {
+          ScopedRange range(plans_[u.stage].stage->label());
+          run_strip(u.stage, u.pass, last, true);
+        }
+      }
+      deferred.clear();
+      for (const std::size_t i : deferred_beside) {
+        ScopedRange range(plans_[i].stage->label());
+        beside_strip(i, last);
+        beside_merge(i);
+      }
+      deferred_beside.clear();
     };
     for (std::size_t i = 0; i < plans_.size(); ++i) {
       slot.stages[i].beside = plans_[i].beside && beside_now;
@@ -930,28 +1048,10 @@ class CudaExecutor : public Executor {
         const bool merge = ss.gpu->merges_after(pass);
         const bool join_next = pass + 1 < passes && ss.gpu->joins_before(pass + 1);
         const bool on_last = (merge || join_next) && merges_on_last(slot, strips);
-        for (int k = 0; k < strips; ++k) {
-          const cudaStream_t s = strip_stream(slot, k);
-          if (multi && (pass == 0 || !ss.gpu->joins_before(pass))) {
-            // The rows this strip reads, written by other streams' strips.
-            wait_rows(s, i, k, [&](int j) {
-              return strip_stream(slot, j) == s && (sp.producer >= 0 || !copy_stream);
-            });
-          } else if (multi) {
-            JP_CUDA(cudaStreamWaitEvent(s, ss.joined.get(), 0));
-          }
-          if (on_last && k == strips - 1) {  // the merge's other strips, before this one
-            for (int j = 0; j < k; ++j) {
-              if (strip_stream(slot, j) != s) JP_CUDA(cudaStreamWaitEvent(s, ss.done[j].get(), 0));
-            }
-          }
-          ss.gpu->launch(pass, k, sb[i][k], sb[i][k + 1], s);
-          JP_CUDA(cudaEventRecord(ss.done[k].get(), s));
-          if (pass + 1 == passes && timed(k, strips, false)) {
-            record_timing(ss.t_end[k].get(), s, capturing);
-          }
-        }
+        for (int k = 0; k < (defer ? last : strips); ++k) run_strip(i, pass, k, false);
+        if (defer) deferred.push_back({i, pass});
         if (merge || join_next) {
+          run_deferred();
           const cudaStream_t ms = on_last ? strip_stream(slot, strips - 1) : main;
           if (multi && !on_last) {
             for (int k = 0; k < strips; ++k) JP_CUDA(cudaStreamWaitEvent(main, ss.done[k].get(), 0));
@@ -967,6 +1067,7 @@ class CudaExecutor : public Executor {
       }
       launch_beside(static_cast<int>(i));
     }
+    run_deferred();
     // Strip copies out (the images asked for, device-resident strategies only), each strip once
     // the stage writing the image has finished its rows, in row order on one copy stream.
     const cudaStream_t out_stream = copy_stream ? slot.copy_out.get() : main;

@@ -35,6 +35,8 @@
 #include <cstring>
 #include <utility>
 
+#include "kernels/launch_scope.h"
+
 namespace jetpipe::dev {
 
 __device__ __forceinline__ void pdl_wait() {
@@ -52,14 +54,15 @@ __device__ __forceinline__ void pdl_trigger() {
 }
 
 // Whether a kernel of the chain triggers its dependents at its start (pdl_trigger()): yes, unless
-// JETPIPE_PDL_EARLY=0 (for side-by-side benchmarks). Only a launch with pdl_enabled() has
+// JETPIPE_PDL_EARLY=0 (for side-by-side benchmarks) or the launching thread holds
+// EarlyTriggerScope(false) (kernels/launch_scope.h). Only a launch with pdl_enabled() has
 // dependents that the trigger could start.
 inline bool pdl_early() {
   static const bool off = [] {
     const char* env = std::getenv("JETPIPE_PDL_EARLY");
     return env != nullptr && std::strcmp(env, "0") == 0;
   }();
-  return !off;
+  return !off && early_trigger_here() != 0;  // EarlyTriggerScope(false) on this thread: off
 }
 
 // −1: not decided yet (JETPIPE_PDL read at the first launch), 0: off, 1: on.
