@@ -46,6 +46,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdlib>
 #include <cub/block/block_merge_sort.cuh>
 #include <cub/block/block_reduce.cuh>
 #include <cub/block/block_scan.cuh>
@@ -1470,6 +1471,25 @@ cudaError_t launch_cand_t(const CandArgs& a, bool rows, const Layout& l, void* w
 }
 static_assert(Policy::kMaxFixedRadius == 5, "launch_cand_t lists the fixed radii");
 
+// The finish's grid: one block per SM, not the two that fit. Two blocks of 256 threads at up to
+// 128 registers take an SM's whole register file, so a cooperative grid of two per SM is launched
+// only once every SM is empty of other work: in the executor, a 1080p K = 4 frame's finish waited
+// ~3 µs after the last candidates for the histogram beside them to drain (CUPTI, H100). With one
+// per SM it starts as the candidates end. Alone, a frame of sparse or dense candidates is no
+// slower (1080p harris 27.2 µs against 27.6, noise 33.9 against 36.3); one whose candidates
+// overflow the buffer (a flat response: the NMS re-run in passes over half the threads) is
+// slower, 117 µs against 85 at 1080p (jetpipe-bench --area detect, docs/PERFORMANCE.md,
+// twenty-first session). JETPIPE_FINISH_BLOCKS_PER_SM=2 restores the full grid (for
+// comparisons).
+int finish_blocks_per_sm() {
+  static const int n = [] {
+    const char* env = std::getenv("JETPIPE_FINISH_BLOCKS_PER_SM");
+    const int v = env != nullptr ? std::atoi(env) : 0;
+    return v >= 1 ? v : 1;
+  }();
+  return n;
+}
+
 template <class T, bool kSmemTile>
 cudaError_t launch_finish_rt(const FinishArgs& a, const Layout& l, cudaStream_t stream) {
   auto kernel = detect_finish_kernel<T, kSmemTile>;
@@ -1493,6 +1513,7 @@ cudaError_t launch_finish_rt(const FinishArgs& a, const Layout& l, cudaStream_t 
   const u64 chunks = std::max<u64>(
       {1, static_cast<u64>(a.c.nms.ntiles),
        (l.cap + Policy::kThreads * Policy::kItems - 1) / (Policy::kThreads * Policy::kItems)});
+  per_sm = std::min(per_sm, finish_blocks_per_sm());
   const unsigned blocks = static_cast<unsigned>(
       std::min<u64>(chunks, static_cast<u64>(std::max(per_sm, 1)) * static_cast<u64>(sms)));
   // Programmatic too: its blocks are resident when the candidates before it end (they trigger at
