@@ -5,6 +5,8 @@
 //           config's detect: quality 0.01, nms 4, max 500 (sparse candidates)
 //   noise   uniform [0, 1) noise, threshold 0.5, nms 1, max 500 (dense: ~1/9 of the pixels are
 //           local maxima, beyond the candidate buffer at no size)
+//   flat    a constant response, threshold 0.5, nms 1, max 500: every pixel is a candidate, beyond
+//           the candidate buffer, so the finish re-runs the NMS over the rows (its slow path)
 // Rows: "detect" = launch_detect (the whole result: max for quality, NMS + compaction, finish);
 // "detect-max" = the maximum alone (quality); "detect-nms+compact" = the candidates kernel alone,
 // threshold known: the part that compares with a select. CUB's select-if writes the selected floats
@@ -61,6 +63,12 @@ HostImage noise_response(const Size& s) {
     float* dst = out.view().row<float>(y);
     for (int x = 0; x < s.width; ++x) dst[x] = d(rng);
   }
+  return out;
+}
+
+HostImage flat_response(const Size& s) {
+  HostImage out(s.width, s.height, PixelFormat::kF32);
+  for (int y = 0; y < s.height; ++y) std::fill_n(out.view().row<float>(y), s.width, 1.0f);
   return out;
 }
 
@@ -246,6 +254,7 @@ void bench_detect(Bench& b) {
     noise.nms_radius = 1;
     noise.max_detections = 500;
     run_case(b, s, "noise", noise_response(s), noise);
+    run_case(b, s, "flat", flat_response(s), noise);
   }
 }
 
