@@ -907,7 +907,12 @@ class CudaExecutor : public Executor {
     // (launched as that one's blocks exit). A wait on another stream between them made each start
     // 1.1-1.4 µs after the one before it ended (CUPTI, H100, 1080p K = 4).
     const int last = strips - 1;
-    const bool defer = multi && defers_last(slot, strips, sb, h);
+    const bool defer = defers_last(slot, strips, sb, h);
+    // Stream `waiter` waits for the work queued on st so far (slot.join, recorded anew each time).
+    auto join = [&](cudaStream_t waiter, cudaStream_t st) {
+      JP_CUDA(cudaEventRecord(slot.join.get(), st));
+      JP_CUDA(cudaStreamWaitEvent(waiter, slot.join.get(), 0));
+    };
     struct Unit {
       std::size_t stage;
       int pass;
@@ -971,14 +976,12 @@ class CudaExecutor : public Executor {
       }
     };
     // Pass `pass` of stage i on strip k: the waits for the rows other streams wrote (with
-    // `joined`, the last strip after the join: only its own copy's), the launch, its event.
-    auto run_strip = [&](std::size_t i, int pass, int k, bool joined) {
+    // `joined`, the last strip after the join: only its own copy's), with `merge_after` the other
+    // strips of a merge that follows on this stream, the launch, its event.
+    auto run_strip = [&](std::size_t i, int pass, int k, bool joined, bool merge_after) {
       const StagePlan& sp = plans_[i];
       StageSlot& ss = slot.stages[i];
       const cudaStream_t s = strip_stream(slot, k);
-      const bool merge = ss.gpu->merges_after(pass);
-      const bool join_next = pass + 1 < sp.stage->passes() && ss.gpu->joins_before(pass + 1);
-      const bool on_last = (merge || join_next) && merges_on_last(slot, strips);
       if (multi && (pass == 0 || !ss.gpu->joins_before(pass))) {
         // The rows this strip reads, written by other streams' strips.
         wait_rows(s, i, k, [&](int j) {
@@ -988,7 +991,7 @@ class CudaExecutor : public Executor {
       } else if (multi) {
         JP_CUDA(cudaStreamWaitEvent(s, ss.joined.get(), 0));
       }
-      if (on_last && k == last && !joined) {  // the merge's other strips, before this one
+      if (merge_after) {  // the merge's other strips, before this one
         for (int j = 0; j < k; ++j) {
           if (strip_stream(slot, j) != s) JP_CUDA(cudaStreamWaitEvent(s, ss.done[j].get(), 0));
         }
@@ -1005,9 +1008,7 @@ class CudaExecutor : public Executor {
       if (deferred.empty() && deferred_beside.empty()) return;
       const cudaStream_t ls = strip_stream(slot, last);
       for (const auto& st : slot.streams) {
-        if (st.get() == ls) continue;
-        JP_CUDA(cudaEventRecord(slot.join.get(), st.get()));
-        JP_CUDA(cudaStreamWaitEvent(ls, slot.join.get(), 0));
+        if (st.get() != ls) join(ls, st.get());
       }
       if (copy_stream) {
         for (int j = 0; j < last; ++j) {
@@ -1021,7 +1022,7 @@ class CudaExecutor : public Executor {
         EarlyTriggerScope no_early(false);
         for (const Unit& u : deferred) {
           ScopedRange range(plans_[u.stage].stage->label());
-          run_strip(u.stage, u.pass, last, true);
+          run_strip(u.stage, u.pass, last, true, false);
         }
       }
       deferred.clear();
@@ -1048,7 +1049,9 @@ class CudaExecutor : public Executor {
         const bool merge = ss.gpu->merges_after(pass);
         const bool join_next = pass + 1 < passes && ss.gpu->joins_before(pass + 1);
         const bool on_last = (merge || join_next) && merges_on_last(slot, strips);
-        for (int k = 0; k < (defer ? last : strips); ++k) run_strip(i, pass, k, false);
+        for (int k = 0; k < (defer ? last : strips); ++k) {
+          run_strip(i, pass, k, false, on_last && k == last);
+        }
         if (defer) deferred.push_back({i, pass});
         if (merge || join_next) {
           run_deferred();
@@ -1088,19 +1091,12 @@ class CudaExecutor : public Executor {
         if (timed(k, strips, false)) record_timing(slot.t_d2h[k].get(), s, capturing);
       }
     }
-    if (side_used) {  // the side stream's work ends the frame too
-      JP_CUDA(cudaEventRecord(slot.join.get(), slot.side.get()));
-      JP_CUDA(cudaStreamWaitEvent(main, slot.join.get(), 0));
-    }
+    if (side_used) join(main, slot.side.get());  // the side stream's work ends the frame too
     if (multi) {
-      auto join = [&](cudaStream_t st) {
-        JP_CUDA(cudaEventRecord(slot.join.get(), st));
-        JP_CUDA(cudaStreamWaitEvent(main, slot.join.get(), 0));
-      };
-      for (const auto& st : slot.streams) join(st.get());
+      for (const auto& st : slot.streams) join(main, st.get());
       if (copy_stream) {
-        if (!copies_done) join(slot.copy_in.get());
-        join(slot.copy_out.get());
+        if (!copies_done) join(main, slot.copy_in.get());
+        join(main, slot.copy_out.get());
       }
     }
   }
