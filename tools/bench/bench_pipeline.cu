@@ -350,6 +350,14 @@ void bench_pipeline(Bench& b) {
         time_graph(b, [&] { enqueue_branch(HistogramLaunchOptions{}, true); });
     b.add({"pipeline-beside-persistent", "jetpipe-graph", s.name(), "photo", persistent.us,
            frame_bytes, "hist+stats beside harris + detect, its persistent grid"});
+    const GraphTime no_hist = time_graph(b, [&] {
+      fused_step();
+      harris_max_step();
+      candidates_step();
+      finish_step();
+    });
+    b.add({"pipeline-no-hist", "jetpipe-graph-gpu", s.name(), "photo", no_hist.gpu_us, frame_bytes,
+           "as the chain without hist+stats: what the beside branch costs it (GPU time alone)"});
     const GraphTime max_kernel = time_graph(b, [&] { enqueue_branch(beside_opt, false); });
     b.add({"pipeline-beside-maxkernel", "jetpipe-graph", s.name(), "photo", max_kernel.us,
            frame_bytes, "as the chain, the detection's own maximum kernel instead of harris'"});
