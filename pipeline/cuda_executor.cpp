@@ -169,8 +169,9 @@ struct Slot {
   CudaStream side;                  // the stages that run beside the others (StagePlan::beside)
   std::vector<CudaEvent> t_start, t_h2d, t_d2h0, t_d2h;  // per strip (timing)
   CudaEvent t_begin{true}, t_finish{true}, complete{false};
-  // With the last copy polled (CudaExecutor::poll_): [0] written by the copy stream after the
-  // frame's last copy, [1] by main before the frame's graph; both the frame's number in the slot.
+  // With the copies polled (CudaExecutor::poll_): [0] written by main before the frame's graph,
+  // [1 + k] by the copy stream after the copy ending with strip k; each the frame's number in the
+  // slot.
   DeviceBuffer landed;
   std::uint32_t landed_seq = 0;
   std::vector<StageSlot> stages;
@@ -212,8 +213,14 @@ class CudaExecutor : public Executor {
                                                  : Timing::kStages;
     timing_every_ = std::max(1, profile.timing_every);
     if (memory_ == Memory::kCopy) frames_ = 1, streams_ = 1;
-    // copy_wait: poll: the stages reading the frame's last copy wait for it by polling
-    // (kernels/stream_flag.h) instead of through its event. Pinned-chunked frames with graphs
+    // copy_wait: poll: the stages reading the frame's strip copies wait for them by polling
+    // (kernels/stream_flag.h) instead of through their events: a kernel after an event started
+    // 6-8 µs after the copy ended, after the poller ~2.5 (H100). Every copy, not the last only:
+    // with the first three of four strips in one copy (strip_copies: 2), their chains then start
+    // in time to end before the last copy lands (1080p K = 4 single frames: GPU span 0.155 ms
+    // against 0.167 polling the last copy only, 0.149-0.152 with the early trigger off as well;
+    // docs/PERFORMANCE.md, twenty-second session).
+    // Pinned-chunked frames with graphs
     // only (their copies are queued ahead of the graph, which waits for them), one frame in
     // flight only: the polling kernel holds its queue while it waits, and other frames' work
     // queued behind it waits too (H100, 1080p K = 4 F = 3: 76% of the PCIe floor against 94%).
@@ -261,7 +268,7 @@ class CudaExecutor : public Executor {
       os << ", in " << profile_.strip_copies << " cop" << (profile_.strip_copies == 1 ? "y" : "ies")
          << " (the first strips together)";
     }
-    if (poll_) os << ", last copy polled";
+    if (poll_) os << ", copies polled";
     os << " on "
        << (single_stream() ? 1 : streams_) << " stream"
        << (single_stream() || streams_ == 1 ? "" : "s")
@@ -398,8 +405,9 @@ class CudaExecutor : public Executor {
     const int strip_streams = single_stream() ? 0 : streams_;
     for (int s = 0; s < strip_streams; ++s) slot->streams.emplace_back();
     if (poll_) {
-      slot->landed = DeviceBuffer(2 * sizeof(std::uint32_t));
-      JP_CUDA(cudaMemset(slot->landed.get(), 0, 2 * sizeof(std::uint32_t)));
+      const std::size_t words = static_cast<std::size_t>(chunks_) + 1;
+      slot->landed = DeviceBuffer(words * sizeof(std::uint32_t));
+      JP_CUDA(cudaMemset(slot->landed.get(), 0, words * sizeof(std::uint32_t)));
     }
     for (int k = 0; k < chunks_; ++k) {
       slot->h2d_done.emplace_back(false);
@@ -589,18 +597,29 @@ class CudaExecutor : public Executor {
     return img.view;
   }
 
+  // Each image's pixel format for frames of format `in`; throws where a stage cannot take its
+  // input. Kept for the last format (a stream's frames share one), off the path to the frame's
+  // first copy.
+  const std::map<std::string, PixelFormat>& formats_for(PixelFormat in) {
+    if (formats_.empty() || formats_.at(kFrameImage) != in) {
+      std::map<std::string, PixelFormat> formats = {{kFrameImage, in}};
+      for (const auto& sp : plans_) {
+        const Stage& s = *sp.stage;
+        const PixelFormat f = formats.at(s.input());
+        check_stage_input(s, f);
+        if (s.has_output()) formats[s.output()] = s.output_format(f);
+      }
+      formats_ = std::move(formats);
+    }
+    return formats_;
+  }
+
   // Everything for one frame: buffers, bindings, then the work (directly or as a graph).
   void start(Slot& slot, Pending* p) {
     const ImageView host = p->frame.image.view();
     const int w = host.width, h = host.height;
     // Formats first: a frame the stages cannot take fails before any work.
-    std::map<std::string, PixelFormat> formats = {{kFrameImage, host.format}};
-    for (const auto& sp : plans_) {
-      const Stage& s = *sp.stage;
-      const PixelFormat in = formats.at(s.input());
-      check_stage_input(s, in);
-      if (s.has_output()) formats[s.output()] = s.output_format(in);
-    }
+    const std::map<std::string, PixelFormat>& formats = formats_for(host.format);
     p->bounds = strip_bounds(h, strips_for(host), profile_.strip_ratio);
     const int strips = static_cast<int>(p->bounds.size()) - 1;
     bool changed = false;
@@ -622,26 +641,25 @@ class CudaExecutor : public Executor {
     std::map<std::string, ImageView> views = {{kFrameImage, frame_dev}};
     // Stage timing on every timing_every-th frame; the others get only their GPU span.
     const cudaStream_t main = slot.main.get();
-    auto begin_timing = [&](cudaStream_t s) {
+    auto timed_frame = [&] {
       p->timed = timing_level_ != Timing::kFrame && started_++ % timing_every_ == 0;
       timing_now_ = p->timed;
-      JP_CUDA(cudaEventRecord(slot.t_begin.get(), s));
     };
     // Strip copies issued first, ahead of the bindings and the graph launch (plain stream work on
     // the copy stream), so the first strip crosses the bus while the host prepares the rest. The
     // copy stream need not wait for the slot's other streams: the slot's previous frame has
     // completed (submit() and take() wait for it before its slot takes another frame), so the
-    // frame's start event and its first copy are its first two calls.
+    // frame's first copy is its first call. Its start event follows on the slot's main stream,
+    // idle until the graph: recorded as the copy starts, within ~1 µs, where recording it ahead of
+    // the copy on the copy stream cost the copy the call's ~1.8 µs (H100, 1080p K = 4 single
+    // frames: 1.281-1.307× the H2D against 1.308-1.316; docs/PERFORMANCE.md, twenty-second
+    // session).
     const bool copies_first = graphs_ && copies_outside_graph(slot);
     const bool poll = polls(slot);
     if (poll) slot.landed_seq = slot.landed_seq == UINT32_MAX ? 1 : slot.landed_seq + 1;
     if (copies_first) {
-      begin_timing(slot.copy_in.get());
-      copy_strips_in(slot, *p, frame_dev, false);
-      if (poll) {
-        JP_CUDA(write_stream_value(slot.landed.get<std::uint32_t>(), slot.landed_seq,
-                                   slot.copy_in.get()));
-      }
+      timed_frame();
+      copy_strips_in(slot, *p, frame_dev, false, poll, true);
     }
 
     // Outputs: device images; the ones asked for also get host memory (pool or pageable).
@@ -694,7 +712,10 @@ class CudaExecutor : public Executor {
     }
     if (memory_ == Memory::kManaged) attach_managed(slot, *p, views, cudaMemAttachSingle);
 
-    if (!copies_first) begin_timing(main);
+    if (!copies_first) {
+      timed_frame();
+      JP_CUDA(cudaEventRecord(slot.t_begin.get(), main));
+    }
     if (graphs_) {
       // Everything a captured graph refers to: host and device buffers and their shapes, and
       // whether it records the timing events.
@@ -725,7 +746,7 @@ class CudaExecutor : public Executor {
         it = slot.graphs.emplace(std::move(key), std::make_unique<GraphExec>(g)).first;
       }
       if (poll) {
-        JP_CUDA(write_stream_value(slot.landed.get<std::uint32_t>() + 1, slot.landed_seq, main));
+        JP_CUDA(write_stream_value(slot.landed.get<std::uint32_t>(), slot.landed_seq, main));
       }
       JP_CUDA(cudaGraphLaunch(it->second->get(), main));
       if (copies_first) {  // the frame ends after its copies too (its stages wait for them)
@@ -803,7 +824,7 @@ class CudaExecutor : public Executor {
     return !in_graph && copy_streams(slot);
   }
 
-  // Whether the stages wait for the frame's last copy by polling (poll_): where the copies are
+  // Whether the stages wait for the frame's copies by polling (poll_): where the copies are
   // queued ahead of the graph.
   bool polls(const Slot& slot) const {
     return poll_ && copies_outside_graph(slot);
@@ -827,7 +848,10 @@ class CudaExecutor : public Executor {
   // The frame's strips in, in row order, on the copy stream (with strip streams) or each on its
   // strip's stream; h2d_done[k] recorded after strip k's copy (the first first_copy_strips()
   // strips share one).
-  void copy_strips_in(Slot& slot, const Pending& p, const ImageView& frame_dev, bool capturing) {
+  // With begin_after_first, the frame's start event (t_begin) on the main stream right after the
+  // first copy is queued.
+  void copy_strips_in(Slot& slot, const Pending& p, const ImageView& frame_dev, bool capturing,
+                      bool poll = false, bool begin_after_first = false) {
     const std::vector<int>& b = p.bounds;
     const int strips = static_cast<int>(b.size()) - 1;
     const bool copy_stream = copy_streams(slot);
@@ -843,9 +867,15 @@ class CudaExecutor : public Executor {
       if (memory_ == Memory::kPinnedChunked) {
         JP_CUDA(copy_rows(frame_dev, host, b[k0], b[k + 1], cudaMemcpyHostToDevice, s));
       }
+      if (begin_after_first && k == first - 1) {
+        JP_CUDA(cudaEventRecord(slot.t_begin.get(), slot.main.get()));
+      }
       for (int j = k0; j <= k; ++j) {
         JP_CUDA(cudaEventRecord(slot.h2d_done[j].get(), s));
         if (timed(j, strips, false)) record_timing(slot.t_h2d[j].get(), s, capturing);
+      }
+      if (poll) {  // the copy's flag: its last strip's word (CudaExecutor::poll_)
+        JP_CUDA(write_stream_value(slot.landed.get<std::uint32_t>() + 1 + k, slot.landed_seq, s));
       }
     }
   }
@@ -878,6 +908,17 @@ class CudaExecutor : public Executor {
     // Waits for strip j's copy (an external event when the copies ran ahead of the capture).
     const unsigned copy_wait = copies_done && capturing ? cudaEventWaitExternal : 0;
     const bool poll = copies_done && capturing && polls(slot);  // as start() decided
+    const int first_copy = first_copy_strips(slot, strips);
+    std::vector<std::pair<cudaStream_t, int>> polled;  // (stream, copy) pollers queued
+    // Frames of several strips launch without the early trigger (kernels/block/pdl.cuh): with
+    // it, each kernel's blocks became resident before the one ahead had started and held the SMs
+    // from the other strips' chains and the histogram beside them. H100, 1080p K = 4 single
+    // frames: GPU span 0.149-0.152 ms without, against 0.155 with the first three strips in one
+    // copy, and 0.165 against 0.151 for the deferred last strip alone (docs/PERFORMANCE.md,
+    // twenty-first and twenty-second sessions); frames in flight unchanged. Frames of one strip
+    // keep it (the 1080p chain: 37.2 µs against 39.3).
+    std::optional<EarlyTriggerScope> no_early;
+    if (strips > 1) no_early.emplace(false);
     // Makes stream s wait for the strips of stage i's producer (the frame's copies, or the stage
     // writing its input) that hold the rows stage i's strip k reads, except those `skip(j)` says
     // are already ordered before s.
@@ -886,17 +927,27 @@ class CudaExecutor : public Executor {
       const RowRanges need =
           rows_read(sb[i][k], sb[i][k + 1], sp.stage->halo(), h, sp.stage->wraps());
       const std::vector<int>& pb = sp.producer < 0 ? b : sb[sp.producer];  // its strips
+      // With the copies polled, one poller per stream for the latest copy it needs: the copies
+      // land in order on one stream, each flag written after its copy.
+      int poll_copy = -1;  // that copy's last strip
       for (int j = 0; j < strips; ++j) {
         if (!need.overlaps(pb[j], pb[j + 1]) || skip(j)) continue;
-        // The frame's last copy, polled (the others waited for by their events).
-        if (sp.producer < 0 && j == strips - 1 && poll) {
-          const std::uint32_t* landed = slot.landed.get<std::uint32_t>();
-          JP_CUDA(launch_wait_value(landed, landed + 1, s));
+        if (sp.producer < 0 && poll) {
+          poll_copy = std::max(poll_copy, std::max(j, first_copy - 1));  // the copy's last strip
           continue;
         }
         JP_CUDA(sp.producer < 0
                     ? cudaStreamWaitEvent(s, slot.h2d_done[j].get(), copy_wait)
                     : cudaStreamWaitEvent(s, slot.stages[sp.producer].done[j].get(), 0));
+      }
+      if (poll_copy >= 0) {
+        auto it =
+            std::find_if(polled.begin(), polled.end(), [&](const auto& e) { return e.first == s; });
+        if (it != polled.end() && it->second >= poll_copy) return;
+        if (it == polled.end()) it = polled.insert(polled.end(), {s, poll_copy});
+        it->second = poll_copy;
+        const std::uint32_t* landed = slot.landed.get<std::uint32_t>();
+        JP_CUDA(launch_wait_value(landed + 1 + poll_copy, landed, s));
       }
     };
     // Stages, pass by pass, strip by strip; a stage beside the others as soon as its input is
@@ -1015,15 +1066,9 @@ class CudaExecutor : public Executor {
           JP_CUDA(cudaStreamWaitEvent(ls, slot.h2d_done[j].get(), copy_wait));
         }
       }
-      {
-        // Without the early trigger: with it, each kernel's blocks were resident before the one
-        // ahead had started, and they held the SMs from the histogram beside them, which then
-        // ended the frame (1080p K = 4: GPU span 0.165 ms against 0.151).
-        EarlyTriggerScope no_early(false);
-        for (const Unit& u : deferred) {
-          ScopedRange range(plans_[u.stage].stage->label());
-          run_strip(u.stage, u.pass, last, true, false);
-        }
+      for (const Unit& u : deferred) {
+        ScopedRange range(plans_[u.stage].stage->label());
+        run_strip(u.stage, u.pass, last, true, false);
       }
       deferred.clear();
       for (const std::size_t i : deferred_beside) {
@@ -1285,6 +1330,7 @@ class CudaExecutor : public Executor {
   std::size_t next_slot_ = 0;
   std::deque<Pending> pending_;
   std::size_t next_seq_ = 0;
+  std::map<std::string, PixelFormat> formats_;  // formats_for()'s, for the last frame format
   double blocked_ms_ = 0;     // in cudaEventSynchronize (blocked_ms())
   bool timing_ = true;        // event times can be read (else none are reported)
   enum class Timing { kFrame, kStages, kStrips };

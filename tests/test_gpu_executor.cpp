@@ -250,18 +250,22 @@ TEST_P(GpuExecutor, EveryStrategyChunkingAndGraphEqualsTheHost) {
   PlatformProfile one_copy_one_stream = profile("pinned-chunked", 3, 2, true);
   one_copy_one_stream.streams = 1;
   one_copy_one_stream.strip_copies = 1;
-  // The last copy polled (copy_wait; one frame in flight): one strip, strips in two copies with a
-  // timing event after every stage, and K = 8 (strips shorter than the halo).
+  // The copies polled (copy_wait; one frame in flight): one strip, strips in two copies with a
+  // timing event after every stage, K = 8 (a copy each; strips shorter than the halo), and five
+  // tapered strips in three copies.
   std::vector<PlatformProfile> polled = {profile("pinned-chunked", 1, 1, true),
                                          profile("pinned-chunked", 4, 1, true, "strips"),
-                                         profile("pinned-chunked", 8, 1, true, "frame")};
+                                         profile("pinned-chunked", 8, 1, true, "frame"),
+                                         profile("pinned-chunked", 5, 1, true, "frame")};
   polled[1].strip_copies = 2;
+  polled[3].strip_copies = 3;
+  polled[3].strip_ratio = 0.7;
   for (PlatformProfile& p : polled) p.copy_wait = "poll";
   std::vector<PlatformProfile> profiles = {load_platform(platform_dir() + "/discrete.yaml"),
                                            min_strip, tapered, tapered_zero_copy, two_copies,
                                            three_copies, one_copy_one_stream};
-  // Under initcheck the polled profiles stay out: a poll orders the last strip's stages after
-  // its copy through a flag CUDA does not see (the driver API's stream memory operations warn
+  // Under initcheck the polled profiles stay out: a poll orders a strip's stages after its copy
+  // through a flag CUDA does not see (the driver API's stream memory operations warn
   // that such an order must also be visible to CUDA), and initcheck does not see it either: on
   // the H100, with the GPU to itself, the polled profiles of six configs ran clean, but the video
   // config's reported 20 reads by the box of `gray` rows that the to_gray copy on the same
