@@ -150,11 +150,18 @@ TEST(ConfigRun, BadConfigWritesNothing) {
 }
 
 TEST(Platform, ProfilesLoadAndValidate) {
-  for (const char* name : {"cpu", "discrete", "jetson-orin-nano", "jetson-orin-nx", "jetson-agx-orin", "jetson-thor"}) {
+  for (const char* name : {"cpu", "discrete", "discrete-latency", "jetson-orin-nano",
+                           "jetson-orin-nx", "jetson-agx-orin", "jetson-thor"}) {
     std::string why;
     const PlatformProfile p = resolve_platform(name, &why);
     EXPECT_EQ(p.name, name);
   }
+  // The latency profile: four strips in two copies, polled, one frame in flight.
+  const PlatformProfile latency = resolve_platform("discrete-latency", nullptr);
+  EXPECT_EQ(latency.chunks, 4);
+  EXPECT_EQ(latency.strip_copies, 2);
+  EXPECT_EQ(latency.copy_wait, "poll");
+  EXPECT_EQ(latency.frames_in_flight, 1);
   std::string why;
   const PlatformProfile a = resolve_platform("auto", &why);
   EXPECT_FALSE(why.empty());

@@ -260,6 +260,7 @@ TEST_P(GpuExecutor, EveryStrategyChunkingAndGraphEqualsTheHost) {
   polled[1].strip_copies = 2;
   polled[3].strip_copies = 3;
   polled[3].strip_ratio = 0.7;
+  polled.push_back(load_platform(platform_dir() + "/discrete-latency.yaml"));  // shipped
   for (PlatformProfile& p : polled) p.copy_wait = "poll";
   std::vector<PlatformProfile> profiles = {load_platform(platform_dir() + "/discrete.yaml"),
                                            min_strip, tapered, tapered_zero_copy, two_copies,
