@@ -8,8 +8,8 @@ namespace jetpipe {
 
 // The early trigger of the programmatic launches (kernels/block/pdl.cuh, pdl_early()) that this
 // thread makes while the scope lives: off, or on as the environment has it (JETPIPE_PDL_EARLY=0
-// still turns it off). Nested scopes restore the outer one. The executor turns it off for a
-// frame's deferred last strip (pipeline/cuda_executor.cpp).
+// still turns it off). Nested scopes restore the outer one. The executor turns it off for frames
+// of several strips (pipeline/cuda_executor.cpp, enqueue).
 class EarlyTriggerScope {
  public:
   explicit EarlyTriggerScope(bool on);

@@ -777,10 +777,11 @@ class CudaExecutor : public Executor {
   // follows the one before it with no wait on another stream between them. Where the strips land
   // in row order on the copy stream (pinned-chunked), and only where no other strip reads rows of
   // a stage's last strip (a stage that wraps; strips shorter than the skew). Its kernels are
-  // launched without the early trigger (run_deferred). H100, 1080p K = 4 single frames (copies 3,
-  // poll), with the finish's grid of one block per SM: 1.300-1.324× the frame's H2D against
-  // 1.331-1.348× before, GPU span 150.5-153.4 µs against 153.3-156.5 (docs/PERFORMANCE.md,
-  // twenty-first session). JETPIPE_DEFER_LAST=0 turns it off (for comparisons).
+  // launched without the early trigger, as every kernel of a frame of several strips (enqueue).
+  // H100, 1080p K = 4 single frames (copies 3, poll), with the finish's grid of one block per SM:
+  // 1.300-1.324× the frame's H2D against 1.331-1.348× before, GPU span 150.5-153.4 µs against
+  // 153.3-156.5 (docs/PERFORMANCE.md, twenty-first session). JETPIPE_DEFER_LAST=0 turns it off
+  // (for comparisons).
   bool defers_last(const Slot& slot, int strips, const std::vector<std::vector<int>>& sb,
                    int h) const {
     static const bool off = env_starts_with("JETPIPE_DEFER_LAST", '0');
@@ -909,7 +910,7 @@ class CudaExecutor : public Executor {
     const unsigned copy_wait = copies_done && capturing ? cudaEventWaitExternal : 0;
     const bool poll = copies_done && capturing && polls(slot);  // as start() decided
     const int first_copy = first_copy_strips(slot, strips);
-    std::vector<std::pair<cudaStream_t, int>> polled;  // (stream, copy) pollers queued
+    std::map<cudaStream_t, int> polled;  // per stream, the latest copy polled (its last strip)
     // Frames of several strips launch without the early trigger (kernels/block/pdl.cuh): with
     // it, each kernel's blocks became resident before the one ahead had started and held the SMs
     // from the other strips' chains and the histogram beside them. H100, 1080p K = 4 single
@@ -941,11 +942,9 @@ class CudaExecutor : public Executor {
                     : cudaStreamWaitEvent(s, slot.stages[sp.producer].done[j].get(), 0));
       }
       if (poll_copy >= 0) {
-        auto it =
-            std::find_if(polled.begin(), polled.end(), [&](const auto& e) { return e.first == s; });
-        if (it != polled.end() && it->second >= poll_copy) return;
-        if (it == polled.end()) it = polled.insert(polled.end(), {s, poll_copy});
-        it->second = poll_copy;
+        int& done = polled.try_emplace(s, -1).first->second;
+        if (done >= poll_copy) return;
+        done = poll_copy;
         const std::uint32_t* landed = slot.landed.get<std::uint32_t>();
         JP_CUDA(launch_wait_value(landed + 1 + poll_copy, landed, s));
       }
