@@ -219,11 +219,10 @@ class CudaExecutor : public Executor {
     // with the first three of four strips in one copy (strip_copies: 2), their chains then start
     // in time to end before the last copy lands (1080p K = 4 single frames: GPU span 0.155 ms
     // against 0.167 polling the last copy only, 0.149-0.152 with the early trigger off as well;
-    // docs/PERFORMANCE.md, twenty-second session).
-    // Pinned-chunked frames with graphs
-    // only (their copies are queued ahead of the graph, which waits for them), one frame in
-    // flight only: the polling kernel holds its queue while it waits, and other frames' work
-    // queued behind it waits too (H100, 1080p K = 4 F = 3: 76% of the PCIe floor against 94%).
+    // docs/PERFORMANCE.md, twenty-second session). Pinned-chunked frames with graphs only (their
+    // copies are queued ahead of the graph, which waits for them), one frame in flight only: the
+    // polling kernel holds its queue while it waits, and other frames' work queued behind it
+    // waits too (H100, 1080p K = 4 F = 3: 76% of the PCIe floor against 94%).
     poll_ = profile.copy_wait == "poll" && memory_ == Memory::kPinnedChunked && graphs_ &&
             frames_ == 1 && stream_values_supported();
     // Managed memory attached to one stream is accessed by that stream only (Jetson without
