@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: MIT
 // CUDA twin of harris, bit for bit: the exact integer core (gradients, products, box sums) and the
 // twin's one double evaluation (harris_response: __d*_rn in the twin's order, no contraction).
-// ksize 3 with block_size 3..7 (the default pipeline's harris) runs the fused register-tiled kernel
+// ksize 3 with block_size 3 (the default pipeline's harris) runs the tiled kernel
+// (kernels/block/harris_tiled.cuh) on launches of at most the policy's harris_tiled_px pixels;
+// ksize 3 with block_size 3..7 otherwise the fused register-tiled kernel
 // (kernels/block/harris_fast.cuh) where the views fit it; everything else the tile engine
 // (kernels/block/harris_tile.cuh).
 #include <cuda_runtime.h>
 
+#include <cstdlib>
 #include <vector>
 
 #include "kernels/block/filter_launch.cuh"
@@ -13,6 +16,7 @@
 #include "kernels/block/harris_fast.cuh"
 #include "kernels/block/harris_launch.cuh"
 #include "kernels/block/harris_tile.cuh"
+#include "kernels/block/harris_tiled.cuh"
 #include "kernels/harris.h"
 #include "kernels/sobel.h"
 
@@ -92,6 +96,41 @@ cudaError_t launch_fast(const Src& src, const dev::HarrisArgs& a, int rows_per_w
   }
 }
 
+// JETPIPE_HARRIS_TILED=0 keeps ksize 3 / block 3 on the fast kernel (for side-by-side timings).
+bool tiled_enabled() {
+  static const bool on = [] {
+    const char* e = std::getenv("JETPIPE_HARRIS_TILED");
+    return e == nullptr || e[0] != '0';
+  }();
+  return on;
+}
+
+cudaError_t launch_tiled(const HarrisParams& p, const ImageView& src, const ImageView& dst, int y0,
+                         int y1, std::uint32_t* max_key, cudaStream_t stream) {
+  dev::HarrisTiledArgs a{};
+  a.src = src.data;
+  a.src_pitch = src.pitch;
+  a.words = dev::aligned_to(src, 4);
+  a.width = src.width;
+  a.height = src.height;
+  a.y0 = y0;
+  a.y1 = y1;
+  a.hmode = p.border.mode;
+  a.hfill = border_fill_u8(p.border);
+  a.resp = dst.data;
+  a.resp_pitch = dst.pitch;
+  a.resp_pairs = dev::aligned_to(dst, 8);
+  // s and s² exactly as harris_ref computes them (host doubles, one rounding each).
+  const double scale = 1.0 / (static_cast<double>(1 << (p.ksize - 1)) * p.block_size * 255.0);
+  a.s2 = scale * scale;
+  a.k = p.k;
+  a.max_key = max_key;
+  a.early = dev::pdl_early();
+  const dim3 grid(dev::div_up(src.width, dev::kHtTile),
+                  dev::div_up(static_cast<unsigned>(y1 - y0), static_cast<unsigned>(dev::kHtRows)));
+  return dev::launch_pdl(dev::harris_tiled_kernel, grid, dev::kHtThreads, 0, stream, a);
+}
+
 cudaError_t launch_impl(const HarrisParams& p, const FilterSource& src, const ImageView& dst,
                         int y0, int y1, cudaStream_t stream, FilterPath path, int rows_per_warp,
                         int lane_cols, std::uint32_t* max_key) {
@@ -104,6 +143,11 @@ cudaError_t launch_impl(const HarrisParams& p, const FilterSource& src, const Im
   const FilterPolicy& pol = dev::current_filter_policy();
   if (cudaError_t e = dev::resolve_path(src, p.border, path, pol.harris, &tex)) return e;
   if (y0 == y1) return cudaSuccess;
+  if (!tex && rows_per_warp <= 0 && lane_cols <= 0 && tiled_enabled() &&
+      static_cast<long long>(y1 - y0) * src.view.width <= pol.harris_tiled_px &&
+      harris_tiled_fits(p, src.view, dst)) {
+    return launch_tiled(p, src.view, dst, y0, y1, max_key, stream);
+  }
   // Taps per thread for the last params (sobel_taps allocates); the args themselves are per call.
   struct Cache {
     int ksize = -1;
@@ -155,6 +199,23 @@ cudaError_t launch_impl(const HarrisParams& p, const FilterSource& src, const Im
 }
 
 }  // namespace
+
+bool harris_tiled_fits(const HarrisParams& p, const ImageView& src, const ImageView& dst) {
+  return p.ksize == 3 && p.block_size == 3 && p.border.mode != BorderMode::kWrap &&
+         src.format == PixelFormat::kGray8 && src.data != nullptr && src.width >= 16 &&
+         src.height >= 16 && src.pitch >= src.row_bytes() && dst.format == PixelFormat::kF32 &&
+         dst.data != nullptr && dst.width == src.width && dst.height == src.height &&
+         dst.pitch >= dst.row_bytes() && dev::aligned_to(dst, 4);
+}
+
+cudaError_t launch_harris_tiled(const HarrisParams& p, const ImageView& src, const ImageView& dst,
+                                int y0, int y1, std::uint32_t* max_key, cudaStream_t stream) {
+  if (!harris_tiled_fits(p, src, dst) || y0 < 0 || y0 > y1 || y1 > src.height) {
+    return cudaErrorInvalidValue;
+  }
+  if (y0 == y1) return cudaSuccess;
+  return launch_tiled(p, src, dst, y0, y1, max_key, stream);
+}
 
 cudaError_t launch_harris_rows(const HarrisParams& p, const FilterSource& src, const ImageView& dst,
                                int y0, int y1, cudaStream_t stream, FilterPath path,

@@ -51,10 +51,11 @@ namespace jetpipe {
 // CUDA twin of harris_ref, bit for bit: output rows [y0, y1) of dst (F32, src's size) from the
 // whole src (GRAY8). block_size 1..31, ksize 1, 3, 5, 7. The same integer core (exact: 32-bit
 // sums for ksize 3 and block ≤ 7, 64-bit otherwise) and the same double operations (__dmul_rn /
-// __dadd_rn / __dsub_rn in the order above). ksize 3 with block 3..7 runs one fused register-tiled
-// pass (kernels/block/harris_fast.cuh); the rest, and views it does not take, a shared-memory tile
-// engine (harris_tile.cuh). Any size, pitch (F32 rows need not be 4-byte aligned), ROI.
-// Asynchronous on `stream`; no allocation; returns the launch's error.
+// __dadd_rn / __dsub_rn in the order above). ksize 3 with block 3 runs the tiled kernel
+// (launch_harris_tiled below) up to the policy's size; ksize 3 with block 3..7 otherwise one fused
+// register-tiled pass (kernels/block/harris_fast.cuh); the rest, and views neither takes, a
+// shared-memory tile engine (harris_tile.cuh). Any size, pitch (F32 rows need not be 4-byte
+// aligned), ROI. Asynchronous on `stream`; no allocation; returns the launch's error.
 cudaError_t launch_harris(const HarrisParams& p, const FilterSource& src, const ImageView& dst,
                           int y0, int y1, cudaStream_t stream, FilterPath path = FilterPath::kAuto);
 
@@ -66,6 +67,16 @@ cudaError_t launch_harris(const HarrisParams& p, const FilterSource& src, const 
 cudaError_t launch_harris_max(const HarrisParams& p, const FilterSource& src, const ImageView& dst,
                               int y0, int y1, std::uint32_t* max_key, cudaStream_t stream,
                               FilterPath path = FilterPath::kAuto);
+
+// ksize 3 and block_size 3 (the default pipeline's harris) through the tiled kernel
+// (kernels/block/harris_tiled.cuh), which launch_harris picks by the target's policy
+// (kernels/tuning_filters.h): whether it takes these views (any border but wrap, src GRAY8 of at
+// least 16 × 16, any pitch or alignment; dst F32 of src's size with 4-byte aligned rows), and the
+// launch itself, as launch_harris_max (max_key may be null). cudaErrorInvalidValue where it does
+// not fit. For tests and benchmarks; launch_harris is the entry point.
+bool harris_tiled_fits(const HarrisParams& p, const ImageView& src, const ImageView& dst);
+cudaError_t launch_harris_tiled(const HarrisParams& p, const ImageView& src, const ImageView& dst,
+                                int y0, int y1, std::uint32_t* max_key, cudaStream_t stream);
 
 }  // namespace jetpipe
 #endif  // JETPIPE_HAVE_CUDA

@@ -52,6 +52,9 @@ struct FilterPolicy {
   // under 272 columns use 4 whatever this says).
   int harris_rows, harris_rows_min, harris_warps_per_sm;
   long long harris_narrow_px;
+  // harris ksize 3, block 3: launches of at most harris_tiled_px output pixels run the tiled kernel
+  // (kernels/block/harris_tiled.cuh; 0: never), larger ones the fast kernel.
+  long long harris_tiled_px;
 };
 
 // Jetson Orin (sm_87): not measured yet; the sm_90 values.
@@ -68,6 +71,7 @@ inline constexpr FilterPolicy kFilterPolicyOrin{
     /*harris_rows_min=*/4,
     /*harris_warps_per_sm=*/8,
     /*harris_narrow_px=*/0,
+    /*harris_tiled_px=*/0,  // not measured on an Orin: the fast kernel
 };
 
 // Discrete Hopper (sm_90). Times: H100 SXM 80 GB (D2D copy 2.97 TB/s read + write), CUDA 13.0,
@@ -98,6 +102,11 @@ inline constexpr FilterPolicy kFilterPolicyDiscrete{
     /*harris_rows_min=*/8,
     /*harris_warps_per_sm=*/32,
     /*harris_narrow_px=*/0,
+    // harris 3 / 3, tiled kernel against the fast kernel's policy shape (twenty-fourth session,
+    // event-timed single launches, µs): 640×480 10.1 / 12.4, 1080p 14.6 / 17.7, 4K 35.6 / 36.1,
+    // 16384² 815 / 688; in the 1080p chain as a graph 33.8-33.9 / 37.0-37.2. So up to 4K and a
+    // bit beyond: 2^24 pixels.
+    /*harris_tiled_px=*/1LL << 24,
 };
 
 inline const FilterPolicy& filter_policy(int cc_major, int cc_minor) {

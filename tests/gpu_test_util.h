@@ -5,6 +5,9 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdint>
+#include <cstring>
+
 #include "pipeline/core/image.h"
 
 #if JETPIPE_HAVE_CUDA
@@ -38,5 +41,14 @@ HostImage download(const ImageView& device);
 // return.
 void poison_device(const ImageView& device);
 #endif
+
+// kernels/block/max_key.cuh's order key of a float, on the host (the key a launch that gathers a
+// maximum leaves).
+inline std::uint32_t host_order_key(float s) {
+  std::uint32_t b;
+  std::memcpy(&b, &s, sizeof b);
+  if (b == 0x80000000u) b = 0;
+  return (b & 0x80000000u) ? ~b : (b | 0x80000000u);
+}
 
 }  // namespace jetpipe::test

@@ -677,15 +677,6 @@ INSTANTIATE_TEST_SUITE_P(Geometry, GpuHarrisFast, ::testing::ValuesIn(harris_fas
 // gathered over three strips into one key (the detection's quality threshold reads it): the fast
 // kernel with 8- and 4-column lanes and several rows per warp, its edge tiles and the tile engine
 // (ksize 5, and widths under a strip), every border mode.
-#if JETPIPE_HAVE_CUDA
-std::uint32_t host_order_key(float s) {  // kernels/block/max_key.cuh's, on the host
-  std::uint32_t b;
-  std::memcpy(&b, &s, sizeof b);
-  if (b == 0x80000000u) b = 0;
-  return (b & 0x80000000u) ? ~b : (b | 0x80000000u);
-}
-#endif
-
 TEST(GpuHarrisMax, GathersTheMaximumOverStrips) {
   JP_REQUIRE_GPU();
 #if JETPIPE_HAVE_CUDA
@@ -732,7 +723,7 @@ TEST(GpuHarrisMax, GathersTheMaximumOverStrips) {
         ASSERT_EQ(cudaMemcpyAsync(&got, key.get(), sizeof got, cudaMemcpyDeviceToHost, st.get()),
                   cudaSuccess);
         ASSERT_EQ(cudaStreamSynchronize(st.get()), cudaSuccess);
-        EXPECT_EQ(got, host_order_key(max)) << "maximum " << max;
+        EXPECT_EQ(got, test::host_order_key(max)) << "maximum " << max;
         const HostImage back = test::download(out.view());
         int differ = 0;
         for (int y = 0; y < size.h; ++y) {

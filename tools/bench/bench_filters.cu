@@ -381,6 +381,22 @@ void bench_size(Bench& b, const Size& s) {
       if (c.lanes > 0) name += " lc" + std::to_string(c.lanes) + " r" + std::to_string(c.rows);
       b.add({name, impl, s.name(), "uniform", us, 5 * px, note});
     }
+    // The tiled kernel (block 3 / ksize 3) itself, beside the fast kernel's rows above (the
+    // kTiled row runs whichever the policy picks for this size).
+    {
+      HarrisParams p;
+      p.border = reflect101;
+      const double us = b.time_us([&](int rep) {
+        JP_CUDA(launch_harris_tiled(p, in[rep % n].view(), out32.view(), 0, h, nullptr, st));
+      });
+      JP_CUDA(launch_harris_tiled(p, in[0].view(), out32.view(), 0, h, nullptr, st));
+      JP_CUDA(cudaStreamSynchronize(st));
+      const std::string note =
+          check_twin(hv, out32.view(), [&](const ImageView& a, const ImageView& d, int y0, int y1) {
+            harris_ref(p, a, d, y0, y1);
+          });
+      b.add({"harris3/3 tiles", "jetpipe-tiles", s.name(), "uniform", us, 5 * px, note});
+    }
   }
 }
 

@@ -1,0 +1,297 @@
+// SPDX-License-Identifier: MIT
+// harris's tiled kernel for ksize 3 and block_size 3 (launch_harris_tiled, kernels/harris.h): a
+// block of 256 threads per 64 × 64 output tile, the stages one after another through shared memory.
+//
+// Regions of a tile at (tx0, ty0) (image coordinates), each the positions the next stage reads:
+//   blur   [tx0 − 2, tx0 + 70) × [ty0 − 2, ty0 + 66)   u8   the source image (68 columns used)
+//   cell   [tx0 − 1, tx0 + 67) × [ty0 − 1, ty0 + 65)   u32  Dx | Dy << 16 (integer Sobel; 66 used)
+//   out    [tx0, tx0 + 64) × [ty0, ty0 + 64)            the 3 × 3 box of the cells' products and
+//                                                      harris_response (harris_tile.cuh)
+// Borders cost no branch in the loops: source positions outside the image are loaded as 0, then
+// the ones a cell inside reads (X ∈ {−1, W}, Y ∈ {−1, H}) are copied from their remapped position
+// (the image border); after the Sobel, the cells just outside are copied the same way (the tensor
+// border: 0 for a constant border), as harris.h defines them. Only edge tiles run the copies.
+//
+// Against the fast strip kernel (harris_fast.cuh): each warp's work is short (a tile loaded at
+// once, no serial row loads; 48 registers, 5 blocks an SM), so a 1080p launch is one wave of many
+// short warps instead of a few long strips. H100, event-timed launches: 1080p 14.0 µs against
+// 17.1, 4K 34.7 against 35.5, but 16384² 814 against 689; the 1080p chain as a graph 33.8 µs
+// against 37.2 (docs/PERFORMANCE.md, #3's twenty-fourth session). The policy picks it by the
+// launch's pixels (FilterPolicy::harris_tiled_px).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "kernels/block/filter_source.cuh"
+#include "kernels/block/harris_fast.cuh"
+#include "kernels/block/harris_tile.cuh"
+#include "kernels/block/max_key.cuh"
+#include "kernels/block/pdl.cuh"
+
+namespace jetpipe::dev {
+
+constexpr int kHtTile = 64;  // output columns a tile
+constexpr int kHtRows = 64;  // output rows a tile (96 was slower in the 1080p chain)
+constexpr int kHtThreads = 256;
+constexpr int kHtBlurW = kHtTile + 4;  // blur region's columns
+constexpr int kHtCellW = kHtTile + 2;  // cell region's columns
+constexpr int kHtBlurWords = 18;  // words loaded a blur row: the Sobel reads 8 bytes from 4·16
+constexpr int kHtBlurStride = 4 * kHtBlurWords;  // bytes
+constexpr int kHtCellStride = 68;                // words: the Sobel writes units of 4 to column 67
+
+// A tile of TH output rows for NT threads: the regions' rows and each phase's split (units of 4
+// columns, 17 a cell row; bands of rows where a window slides).
+template <int TH, int NT>
+struct HtGeom {
+  static constexpr int kBlurH = TH + 4, kCellH = TH + 2;
+  static constexpr int kB4 = NT / 17, kR4 = (kCellH + kB4 - 1) / kB4;  // cells: bands of kR4 rows
+  static constexpr int kB5 = NT / 32, kR5 = TH / kB5;                  // out: bands of kR5 rows
+  static_assert(TH % kB5 == 0, "whole output bands");
+};
+
+struct HarrisTiledArgs {
+  const std::uint8_t* src;  // GRAY8
+  std::size_t src_pitch;
+  bool words;  // src data and pitch 4-byte aligned: a blur word from two aligned word loads
+  int width, height, y0, y1;
+  BorderMode hmode;
+  std::uint32_t hfill;  // the constant border's value (u8)
+  std::uint8_t* resp;   // F32 rows
+  std::size_t resp_pitch;
+  bool resp_pairs;  // rows 8-byte aligned: two floats a store
+  double s2, k;
+  std::uint32_t* max_key;
+  bool early;
+};
+
+template <int TH>
+struct HarrisTiledSmem {
+  std::uint8_t blur[TH + 4][kHtBlurStride];
+  std::uint32_t cell[TH + 2][kHtCellStride];
+};
+
+// The positions of a region just outside the image that a stage reads: X ∈ {−1, W} for rows
+// inside the image, and Y ∈ {−1, H} for X ∈ [−1, W]; each the value at the remapped position
+// (inside the image and the region), or `fill` for a constant border. (ox, oy): the image
+// coordinates of the region's first position.
+template <int NT, class T>
+__device__ __forceinline__ void fill_outside(T* buf, int stride, int rw, int rh, int ox, int oy,
+                                             int W, int H, BorderMode mode, T fill) {
+  const int n = 2 * rh + 2 * rw;
+  for (int i = threadIdx.x; i < n; i += NT) {
+    int X, Y;
+    if (i < 2 * rh) {
+      Y = oy + (i >> 1);
+      X = (i & 1) ? W : -1;
+      if (Y < 0 || Y >= H) continue;
+    } else {
+      const int j = i - 2 * rh;
+      X = ox + (j >> 1);
+      Y = (j & 1) ? H : -1;
+      if (X < -1 || X > W) continue;
+    }
+    const int cx = X - ox, cy = Y - oy;
+    if (cx < 0 || cx >= rw || cy < 0 || cy >= rh) continue;
+    const int rx = near_remap(X, W, mode), ry = near_remap(Y, H, mode);
+    buf[cy * stride + cx] = (rx < 0 || ry < 0) ? fill : buf[(ry - oy) * stride + (rx - ox)];
+  }
+}
+
+// Blur pixels 4u .. 4u + 5 of blur row br.
+template <class Smem>
+__device__ __forceinline__ void blur_px6(const Smem& sm, int br, int u, int (&px)[6]) {
+  const std::uint32_t* s = reinterpret_cast<const std::uint32_t*>(&sm.blur[br][4 * u]);
+  const std::uint32_t w0 = s[0], w1 = s[1];
+#pragma unroll
+  for (int q = 0; q < 4; ++q) px[q] = (w0 >> (8 * q)) & 0xff;
+  px[4] = w1 & 0xff;
+  px[5] = (w1 >> 8) & 0xff;
+}
+
+// The Sobel of a tile: Sobel → cells from sm.blur (TH + 4 rows), a unit of 4 cells and a band of
+// rows a thread. Cell (r, c) reads blur rows r .. r + 2 and columns c .. c + 2.
+template <int TH, int NT, class Smem>
+__device__ __forceinline__ void ht_cells(Smem& sm) {
+  using G = HtGeom<TH, NT>;
+  constexpr int kBlurH = G::kBlurH, kCellH = G::kCellH;
+  const int tid = threadIdx.x;
+  if (tid < 17 * G::kB4) {
+    const int u = tid % 17, b = tid / 17;
+    const int r0 = G::kR4 * b;
+    int win[3][6];  // three blur rows, columns 4u .. 4u + 5
+    blur_px6(sm, min(r0, kBlurH - 1), u, win[0]);
+    blur_px6(sm, min(r0 + 1, kBlurH - 1), u, win[1]);
+#pragma unroll
+    for (int j = 0; j < G::kR4; ++j) {
+      const int r = r0 + j;
+      blur_px6(sm, min(r + 2, kBlurH - 1), u, win[(j + 2) % 3]);
+      if (r < kCellH) {
+        const int(&top)[6] = win[j % 3];
+        const int(&mid)[6] = win[(j + 1) % 3];
+        const int(&bot)[6] = win[(j + 2) % 3];
+        int vs[6], vd[6];
+#pragma unroll
+        for (int q = 0; q < 6; ++q) {
+          vs[q] = top[q] + 2 * mid[q] + bot[q];
+          vd[q] = bot[q] - top[q];
+        }
+        std::uint32_t out[4];
+#pragma unroll
+        for (int q = 0; q < 4; ++q) {
+          const int dx = vs[q + 2] - vs[q];
+          const int dy = vd[q] + 2 * vd[q + 1] + vd[q + 2];
+          out[q] =
+              (static_cast<std::uint32_t>(dx) & 0xffffu) | (static_cast<std::uint32_t>(dy) << 16);
+        }
+        *reinterpret_cast<uint4*>(&sm.cell[r][4 * u]) = make_uint4(out[0], out[1], out[2], out[3]);
+      }
+    }
+  }
+}
+
+// The box sums and the response of a tile: the 3 × 3 box sums of the cells' products and the
+// response, 2 columns and kR5 rows a thread; writes rows < y1 and columns < W, and gathers their
+// maximum.
+template <int TH, int NT, class Smem, class Args>
+__device__ __forceinline__ void ht_response(const Smem& sm, const Args& a, int tx0, int ty0) {
+  using G = HtGeom<TH, NT>;
+  const int tid = threadIdx.x;
+  const int W = a.width;
+  const int c = 2 * (tid & 31), band = tid >> 5;  // bands of kR5 rows
+  const int X = tx0 + c;
+  float m = -INFINITY;
+  // The 3-cell sums of the two tensor rows before this one (a: two rows up, b: one). The loop is
+  // unrolled by 2 only: fully unrolled (14 rows at TH 96) the compiler's hoisting spilled.
+  std::uint32_t axx[2] = {}, axy[2] = {}, ayy[2] = {}, bxx[2] = {}, bxy[2] = {}, byy[2] = {};
+#pragma unroll 2
+  for (int j = 0; j < G::kR5 + 2; ++j) {
+    const int tr = G::kR5 * band + j;
+    const uint2 w01 = *reinterpret_cast<const uint2*>(&sm.cell[tr][c]);
+    const uint2 w23 = *reinterpret_cast<const uint2*>(&sm.cell[tr][c + 2]);
+    const std::uint32_t w[4] = {w01.x, w01.y, w23.x, w23.y};
+    std::uint32_t pxx[4], pxy[4], pyy[4];
+#pragma unroll
+    for (int q = 0; q < 4; ++q) {
+      const int dx = static_cast<int>(static_cast<std::int16_t>(w[q] & 0xffffu));
+      const int dy = static_cast<int>(w[q]) >> 16;
+      pxx[q] = static_cast<std::uint32_t>(dx * dx);
+      pxy[q] = static_cast<std::uint32_t>(dx * dy);
+      pyy[q] = static_cast<std::uint32_t>(dy * dy);
+    }
+    const std::uint32_t mxx = pxx[1] + pxx[2], mxy = pxy[1] + pxy[2], myy = pyy[1] + pyy[2];
+    const std::uint32_t cxx[2] = {mxx + pxx[0], mxx + pxx[3]};
+    const std::uint32_t cxy[2] = {mxy + pxy[0], mxy + pxy[3]};
+    const std::uint32_t cyy[2] = {myy + pyy[0], myy + pyy[3]};
+    if (j >= 2) {
+      const int Y = ty0 + G::kR5 * band + j - 2;
+      float r[2];
+#pragma unroll
+      for (int q = 0; q < 2; ++q) {
+        r[q] = harris_response(u32_to_double(axx[q] + bxx[q] + cxx[q]),
+                               i32_to_double(axy[q] + bxy[q] + cxy[q]),
+                               u32_to_double(ayy[q] + byy[q] + cyy[q]), a.s2, a.k);
+      }
+      if (Y < a.y1 && X < W) {
+        float* d =
+            reinterpret_cast<float*>(a.resp + static_cast<std::size_t>(Y) * a.resp_pitch) + X;
+        m = fmaxf(m, r[0]);
+        if (X + 1 < W) {
+          m = fmaxf(m, r[1]);
+          if (a.resp_pairs) {
+            *reinterpret_cast<float2*>(d) = make_float2(r[0], r[1]);
+          } else {
+            d[0] = r[0];
+            d[1] = r[1];
+          }
+        } else {
+          d[0] = r[0];
+        }
+      }
+    }
+#pragma unroll
+    for (int q = 0; q < 2; ++q) {
+      axx[q] = bxx[q];
+      axy[q] = bxy[q];
+      ayy[q] = byy[q];
+      bxx[q] = cxx[q];
+      bxy[q] = cxy[q];
+      byy[q] = cyy[q];
+    }
+  }
+  if (a.max_key != nullptr) publish_max(a.max_key, m);
+}
+
+__global__ void __launch_bounds__(kHtThreads, 4) harris_tiled_kernel(const HarrisTiledArgs a) {
+  constexpr int TH = kHtRows, NT = kHtThreads;
+  using G = HtGeom<TH, NT>;
+  constexpr int kBlurH = G::kBlurH, kCellH = G::kCellH;
+  constexpr int kUnits = kHtBlurWords * kBlurH;  // words of the blur region
+  constexpr int kPer = (kUnits + NT - 1) / NT;
+  if (a.early) pdl_trigger();
+  __shared__ __align__(16) HarrisTiledSmem<TH> sm;
+  const int tid = threadIdx.x;
+  const int tx0 = blockIdx.x * kHtTile, ty0 = a.y0 + blockIdx.y * TH;
+  const int W = a.width, H = a.height;
+  pdl_wait();
+  // ---- The blur region: word u of row r holds columns tx0 − 2 + 4u .. + 3, from the aligned
+  // words at tx0 − 4 + 4u and tx0 + 4u (or byte by byte at the image's edges and for unaligned
+  // sources). Positions outside the image are 0 (those read are filled below). Every load first.
+  constexpr int kBatch = 4;  // loads in flight a thread (all of them at once spills at TH 96)
+#pragma unroll
+  for (int k0 = 0; k0 < kPer; k0 += kBatch) {
+    std::uint32_t lo[kBatch], hi[kBatch];
+    bool fast[kBatch];
+#pragma unroll
+    for (int kk = 0; kk < kBatch; ++kk) {
+      const int k = k0 + kk;
+      const int i = tid + k * NT;
+      const int r = i / kHtBlurWords, u = i - kHtBlurWords * r;
+      const int y = ty0 - 2 + r, x = tx0 - 2 + 4 * u;
+      fast[kk] = k < kPer && i < kUnits && static_cast<unsigned>(y) < static_cast<unsigned>(H) &&
+                 a.words && x >= 2 && x + 6 <= W;
+      lo[kk] = hi[kk] = 0;
+      if (fast[kk]) {
+        const std::uint32_t* p = reinterpret_cast<const std::uint32_t*>(
+            a.src + static_cast<std::size_t>(y) * a.src_pitch + (x - 2));
+        lo[kk] = __ldg(p);
+        hi[kk] = __ldg(p + 1);
+      }
+    }
+#pragma unroll
+    for (int kk = 0; kk < kBatch; ++kk) {
+      const int k = k0 + kk;
+      const int i = tid + k * NT;
+      if (k >= kPer || i >= kUnits) break;
+      const int r = i / kHtBlurWords, u = i - kHtBlurWords * r;
+      const int y = ty0 - 2 + r, x = tx0 - 2 + 4 * u;
+      std::uint32_t v = __byte_perm(lo[kk], hi[kk], 0x5432);
+      if (!fast[kk] && static_cast<unsigned>(y) < static_cast<unsigned>(H)) {
+        const std::uint8_t* row = a.src + static_cast<std::size_t>(y) * a.src_pitch;
+        v = 0;
+#pragma unroll
+        for (int q = 0; q < 4; ++q) {
+          if (x + q >= 0 && x + q < W) v |= static_cast<std::uint32_t>(row[x + q]) << (8 * q);
+        }
+      }
+      *reinterpret_cast<std::uint32_t*>(&sm.blur[r][4 * u]) = v;
+    }
+  }
+  __syncthreads();
+  const bool edge = tx0 == 0 || tx0 + kHtTile + 2 > W || ty0 < 2 || ty0 + TH + 2 > H;
+  if (edge) {
+    fill_outside<NT, std::uint8_t>(&sm.blur[0][0], kHtBlurStride, kHtBlurW, kBlurH, tx0 - 2,
+                                   ty0 - 2, W, H, a.hmode, static_cast<std::uint8_t>(a.hfill));
+    __syncthreads();
+  }
+  ht_cells<TH, NT>(sm);
+  __syncthreads();
+  if (edge) {
+    fill_outside<NT, std::uint32_t>(&sm.cell[0][0], kHtCellStride, kHtCellW, kCellH, tx0 - 1,
+                                    ty0 - 1, W, H, a.hmode, 0u);
+    __syncthreads();
+  }
+  ht_response<TH, NT>(sm, a, tx0, ty0);
+}
+
+}  // namespace jetpipe::dev
