@@ -17,13 +17,14 @@
 // BGR bytes for the whole chain, the stage's input bytes for a stage. Every output is checked once
 // against the CPU twins (MISMATCH in the note); detect is checked on the response the GPU computed.
 #include <algorithm>
-#include <cstdio>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <functional>
 #include <string>
 #include <vector>
 
+#include "kernels/block/launch_config.cuh"
 #include "kernels/block/pdl.cuh"
 #include "kernels/detect.h"
 #include "kernels/gaussian.h"
@@ -101,6 +102,13 @@ GraphTime time_graph(Bench& b, const std::function<void()>& enqueue) {
   cudaGraphExecDestroy(exec);
   cudaGraphDestroy(graph);
   return t;
+}
+
+// An empty kernel with the chain's launch handshake (programmatic dependent launch, the trigger at
+// its start): what a node of the chain costs before any work.
+__global__ void empty_kernel(bool early) {
+  if (early) dev::pdl_trigger();
+  dev::pdl_wait();
 }
 
 std::string fmt_us(double us) {
@@ -338,6 +346,35 @@ void bench_pipeline(Bench& b) {
       before_gpu = g.gpu_us;
     }
     JP_CUDA(detect_workspace_init(det_ws.get(), st));
+  }
+
+  // ---- The floor: the chain's four launches on its critical path (gray + gaussian, harris, the
+  // candidates, the finish) as empty kernels of the same grids, one graph node each: what the
+  // graph's start and its node boundaries cost before any work.
+  {
+    // The fused gaussian's 1-D strip grid is 406 blocks of 128 threads at 1080p (docs); scaled by
+    // the area elsewhere.
+    const unsigned blocks_gauss =
+        std::max(1u, static_cast<unsigned>(406.0 * static_cast<double>(w) * h / (1920.0 * 1080.0)));
+    const unsigned tiles64 =
+        dev::div_up(static_cast<unsigned>(w), 64u) * dev::div_up(static_cast<unsigned>(h), 64u);
+    const unsigned tiles32 =
+        dev::div_up(static_cast<unsigned>(w), 64u) * dev::div_up(static_cast<unsigned>(h), 32u);
+    int sms = 0;
+    JP_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+    const bool early = dev::pdl_early();
+    const std::pair<unsigned, unsigned> shapes[] = {
+        {blocks_gauss, 128}, {tiles64, 256}, {tiles32, 256}, {static_cast<unsigned>(sms), 256}};
+    for (int n : {1, 4}) {
+      const GraphTime g = time_graph(b, [&] {
+        for (int i = 0; i < n; ++i) {
+          JP_CUDA(dev::launch_pdl(empty_kernel, shapes[i].first, shapes[i].second, 0, st, early));
+        }
+      });
+      b.add({std::string("pipeline-floor-") + std::to_string(n), "jetpipe-graph-gpu", s.name(),
+             "photo", g.gpu_us, frame_bytes,
+             std::to_string(n) + " empty kernel(s) of the chain's grids (GPU time alone)"});
+    }
   }
 
   // ---- The histogram + stats in line (one stream), and beside harris and the detection with the
