@@ -102,10 +102,10 @@ inline constexpr FilterPolicy kFilterPolicyDiscrete{
     /*harris_rows_min=*/8,
     /*harris_warps_per_sm=*/32,
     /*harris_narrow_px=*/0,
-    // harris 3 / 3, tiled kernel against the fast kernel's policy shape (twenty-fourth session,
-    // event-timed single launches, µs): 640×480 10.1 / 12.4, 1080p 14.6 / 17.7, 4K 35.6 / 36.1,
-    // 16384² 815 / 688; in the 1080p chain as a graph 33.8-33.9 / 37.0-37.2. So up to 4K and a
-    // bit beyond: 2^24 pixels.
+    // harris 3 / 3, tiled kernel against the fast kernel (twenty-fourth session, event-timed
+    // single launches, µs; the fast kernel at 8 rows a warp, 32 at 16384²): 640×480 9.7 / 11.1,
+    // 1080p 14.0 / 17.1, 4K 34.7 / 35.5, 16384² 814 / 689; the 1080p chain as a graph 33.8 /
+    // 37.2. So up to 4K and a bit beyond: 2^24 pixels.
     /*harris_tiled_px=*/1LL << 24,
 };
 
