@@ -120,15 +120,14 @@ cudaError_t launch_tiled(const HarrisParams& p, const ImageView& src, const Imag
   a.resp = dst.data;
   a.resp_pitch = dst.pitch;
   a.resp_pairs = dev::aligned_to(dst, 8);
-  // s and s² exactly as harris_ref computes them (host doubles, one rounding each).
-  const double scale = 1.0 / (static_cast<double>(1 << (p.ksize - 1)) * p.block_size * 255.0);
-  a.s2 = scale * scale;
+  a.s2 = harris_s2(p);  // as harris_ref has it
   a.k = p.k;
   a.max_key = max_key;
   a.early = dev::pdl_early();
   const dim3 grid(dev::div_up(src.width, dev::kHtTile),
                   dev::div_up(static_cast<unsigned>(y1 - y0), static_cast<unsigned>(dev::kHtRows)));
-  return dev::launch_pdl(dev::harris_tiled_kernel, grid, dev::kHtThreads, 0, stream, a);
+  return dev::launch_pdl(dev::harris_tiled_kernel<dev::kHtRows, dev::kHtThreads>, grid,
+                         dev::kHtThreads, 0, stream, a);
 }
 
 cudaError_t launch_impl(const HarrisParams& p, const FilterSource& src, const ImageView& dst,
@@ -163,9 +162,7 @@ cudaError_t launch_impl(const HarrisParams& p, const FilterSource& src, const Im
   a.r = p.ksize == 1 ? 1 : p.ksize / 2;
   a.bs = p.block_size;
   a.anchor = p.block_size / 2;
-  // s and s² exactly as harris_ref computes them (host doubles, one rounding each).
-  const double scale = 1.0 / (static_cast<double>(1 << (p.ksize - 1)) * p.block_size * 255.0);
-  a.s2 = scale * scale;
+  a.s2 = harris_s2(p);  // as harris_ref has it
   a.k = p.k;
   a.mode = p.border.mode;
   a.width = src.view.width;

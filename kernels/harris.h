@@ -31,6 +31,13 @@ struct HarrisParams {
   Border border;
 };
 
+// s² of the evaluation above, s = 1 / (2^(ksize − 1) · block_size · 255), each rounded once as a
+// host double: the twin and the GPU launchers take it from here, so they share its bits.
+inline double harris_s2(const HarrisParams& p) {
+  const double s = 1.0 / (static_cast<double>(1 << (p.ksize - 1)) * p.block_size * 255.0);
+  return s * s;
+}
+
 inline int harris_halo(const HarrisParams& p) {
   return p.block_size / 2 + (p.ksize == 1 ? 1 : p.ksize / 2);
 }

@@ -56,8 +56,7 @@ void harris_ref(const HarrisParams& p, const ImageView& src, const ImageView& ds
   const Taps tdx = sobel_for(1, 0, p.ksize), tdy = sobel_for(0, 1, p.ksize);
   const int r = p.ksize == 1 ? 1 : p.ksize / 2;  // gradient radius
   const int bs = p.block_size, anchor = bs / 2;
-  const double s = 1.0 / (static_cast<double>(1 << (p.ksize - 1)) * bs * 255.0);
-  const double s2 = s * s;
+  const double s2 = harris_s2(p);
 
   // Gradients of the tensor rows y0 − anchor … y1 − 1 + (bs − 1 − anchor): each the remapped image
   // row's (0 outside a constant border, where the tensor is 0).

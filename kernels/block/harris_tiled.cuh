@@ -222,8 +222,10 @@ __device__ __forceinline__ void ht_response(const Smem& sm, const Args& a, int t
   if (a.max_key != nullptr) publish_max(a.max_key, m);
 }
 
-__global__ void __launch_bounds__(kHtThreads, 4) harris_tiled_kernel(const HarrisTiledArgs a) {
-  constexpr int TH = kHtRows, NT = kHtThreads;
+// TH = kHtRows, NT = kHtThreads (a template, as the other kernels in headers, so that a file
+// including this one does not define the kernel again).
+template <int TH, int NT>
+__global__ void __launch_bounds__(NT, 4) harris_tiled_kernel(const HarrisTiledArgs a) {
   using G = HtGeom<TH, NT>;
   constexpr int kBlurH = G::kBlurH, kCellH = G::kCellH;
   constexpr int kUnits = kHtBlurWords * kBlurH;  // words of the blur region
@@ -237,45 +239,39 @@ __global__ void __launch_bounds__(kHtThreads, 4) harris_tiled_kernel(const Harri
   // ---- The blur region: word u of row r holds columns tx0 − 2 + 4u .. + 3, from the aligned
   // words at tx0 − 4 + 4u and tx0 + 4u (or byte by byte at the image's edges and for unaligned
   // sources). Positions outside the image are 0 (those read are filled below). Every load first.
-  constexpr int kBatch = 4;  // loads in flight a thread (all of them at once spills at TH 96)
+  std::uint32_t lo[kPer], hi[kPer];
+  bool fast[kPer];
 #pragma unroll
-  for (int k0 = 0; k0 < kPer; k0 += kBatch) {
-    std::uint32_t lo[kBatch], hi[kBatch];
-    bool fast[kBatch];
+  for (int k = 0; k < kPer; ++k) {
+    const int i = tid + k * NT;
+    const int r = i / kHtBlurWords, u = i - kHtBlurWords * r;
+    const int y = ty0 - 2 + r, x = tx0 - 2 + 4 * u;
+    fast[k] = i < kUnits && static_cast<unsigned>(y) < static_cast<unsigned>(H) && a.words &&
+              x >= 2 && x + 6 <= W;
+    lo[k] = hi[k] = 0;
+    if (fast[k]) {
+      const std::uint32_t* p = reinterpret_cast<const std::uint32_t*>(
+          a.src + static_cast<std::size_t>(y) * a.src_pitch + (x - 2));
+      lo[k] = __ldg(p);
+      hi[k] = __ldg(p + 1);
+    }
+  }
 #pragma unroll
-    for (int kk = 0; kk < kBatch; ++kk) {
-      const int k = k0 + kk;
-      const int i = tid + k * NT;
-      const int r = i / kHtBlurWords, u = i - kHtBlurWords * r;
-      const int y = ty0 - 2 + r, x = tx0 - 2 + 4 * u;
-      fast[kk] = k < kPer && i < kUnits && static_cast<unsigned>(y) < static_cast<unsigned>(H) &&
-                 a.words && x >= 2 && x + 6 <= W;
-      lo[kk] = hi[kk] = 0;
-      if (fast[kk]) {
-        const std::uint32_t* p = reinterpret_cast<const std::uint32_t*>(
-            a.src + static_cast<std::size_t>(y) * a.src_pitch + (x - 2));
-        lo[kk] = __ldg(p);
-        hi[kk] = __ldg(p + 1);
+  for (int k = 0; k < kPer; ++k) {
+    const int i = tid + k * NT;
+    if (i >= kUnits) break;
+    const int r = i / kHtBlurWords, u = i - kHtBlurWords * r;
+    const int y = ty0 - 2 + r, x = tx0 - 2 + 4 * u;
+    std::uint32_t v = __byte_perm(lo[k], hi[k], 0x5432);
+    if (!fast[k] && static_cast<unsigned>(y) < static_cast<unsigned>(H)) {
+      const std::uint8_t* row = a.src + static_cast<std::size_t>(y) * a.src_pitch;
+      v = 0;
+#pragma unroll
+      for (int q = 0; q < 4; ++q) {
+        if (x + q >= 0 && x + q < W) v |= static_cast<std::uint32_t>(row[x + q]) << (8 * q);
       }
     }
-#pragma unroll
-    for (int kk = 0; kk < kBatch; ++kk) {
-      const int k = k0 + kk;
-      const int i = tid + k * NT;
-      if (k >= kPer || i >= kUnits) break;
-      const int r = i / kHtBlurWords, u = i - kHtBlurWords * r;
-      const int y = ty0 - 2 + r, x = tx0 - 2 + 4 * u;
-      std::uint32_t v = __byte_perm(lo[kk], hi[kk], 0x5432);
-      if (!fast[kk] && static_cast<unsigned>(y) < static_cast<unsigned>(H)) {
-        const std::uint8_t* row = a.src + static_cast<std::size_t>(y) * a.src_pitch;
-        v = 0;
-#pragma unroll
-        for (int q = 0; q < 4; ++q) {
-          if (x + q >= 0 && x + q < W) v |= static_cast<std::uint32_t>(row[x + q]) << (8 * q);
-        }
-      }
-      *reinterpret_cast<std::uint32_t*>(&sm.blur[r][4 * u]) = v;
-    }
+    *reinterpret_cast<std::uint32_t*>(&sm.blur[r][4 * u]) = v;
   }
   __syncthreads();
   const bool edge = tx0 == 0 || tx0 + kHtTile + 2 > W || ty0 < 2 || ty0 + TH + 2 > H;

@@ -24,7 +24,7 @@
 #include <string>
 #include <vector>
 
-#include "kernels/block/launch_config.cuh"
+#include "kernels/block/harris_tiled.cuh"
 #include "kernels/block/pdl.cuh"
 #include "kernels/detect.h"
 #include "kernels/gaussian.h"
@@ -356,15 +356,14 @@ void bench_pipeline(Bench& b) {
     // the area elsewhere.
     const unsigned blocks_gauss =
         std::max(1u, static_cast<unsigned>(406.0 * static_cast<double>(w) * h / (1920.0 * 1080.0)));
-    const unsigned tiles64 =
-        dev::div_up(static_cast<unsigned>(w), 64u) * dev::div_up(static_cast<unsigned>(h), 64u);
-    const unsigned tiles32 =
-        dev::div_up(static_cast<unsigned>(w), 64u) * dev::div_up(static_cast<unsigned>(h), 32u);
-    int sms = 0;
-    JP_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+    const unsigned tiles_harris = dev::div_up(w, dev::kHtTile) * dev::div_up(h, dev::kHtRows);
+    const unsigned tiles_detect = dev::div_up(w, 64) * dev::div_up(h, 32);  // detect.cu's 64 × 32
     const bool early = dev::pdl_early();
     const std::pair<unsigned, unsigned> shapes[] = {
-        {blocks_gauss, 128}, {tiles64, 256}, {tiles32, 256}, {static_cast<unsigned>(sms), 256}};
+        {blocks_gauss, 128},
+        {tiles_harris, dev::kHtThreads},
+        {tiles_detect, 256},
+        {static_cast<unsigned>(dev::device_info().sm_count), 256}};
     for (int n : {1, 4}) {
       const GraphTime g = time_graph(b, [&] {
         for (int i = 0; i < n; ++i) {
