@@ -16,6 +16,8 @@
 // persistent grid beside the rest, and with the detection's own maximum kernel. bytes = the frame's
 // BGR bytes for the whole chain, the stage's input bytes for a stage. Every output is checked once
 // against the CPU twins (MISMATCH in the note); detect is checked on the response the GPU computed.
+#include <cooperative_groups.h>
+
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
@@ -109,6 +111,14 @@ GraphTime time_graph(Bench& b, const std::function<void()>& enqueue) {
 __global__ void empty_kernel(bool early) {
   if (early) dev::pdl_trigger();
   dev::pdl_wait();
+}
+
+// The same with `syncs` grid-wide barriers (a cooperative launch): what folding the next kernel
+// into this one, behind a barrier, would cost instead of a node.
+__global__ void empty_sync_kernel(bool early, int syncs) {
+  if (early) dev::pdl_trigger();
+  dev::pdl_wait();
+  for (int i = 0; i < syncs; ++i) cooperative_groups::this_grid().sync();
 }
 
 std::string fmt_us(double us) {
@@ -364,7 +374,7 @@ void bench_pipeline(Bench& b) {
         {tiles_harris, dev::kHtThreads},
         {tiles_detect, 256},
         {static_cast<unsigned>(dev::device_info().sm_count), 256}};
-    for (int n : {1, 4}) {
+    for (int n : {1, 2, 3, 4}) {
       const GraphTime g = time_graph(b, [&] {
         for (int i = 0; i < n; ++i) {
           JP_CUDA(dev::launch_pdl(empty_kernel, shapes[i].first, shapes[i].second, 0, st, early));
@@ -373,6 +383,23 @@ void bench_pipeline(Bench& b) {
       b.add({std::string("pipeline-floor-") + std::to_string(n), "jetpipe-graph-gpu", s.name(),
              "photo", g.gpu_us, frame_bytes,
              std::to_string(n) + " empty kernel(s) of the chain's grids (GPU time alone)"});
+    }
+    // The harris grid a cooperative launch with 0, 1 or 2 grid-wide barriers, in place of the
+    // candidates (then the finish too) as nodes: a barrier against a node boundary.
+    for (int syncs : {0, 1, 2}) {
+      const GraphTime g = time_graph(b, [&] {
+        JP_CUDA(dev::launch_pdl(empty_kernel, shapes[0].first, shapes[0].second, 0, st, early));
+        JP_CUDA(dev::launch_cooperative_pdl(empty_sync_kernel, shapes[1].first, shapes[1].second, 0,
+                                            st, early, syncs));
+        if (syncs < 2) {
+          JP_CUDA(dev::launch_cooperative_pdl(empty_sync_kernel, shapes[3].first, shapes[3].second,
+                                              0, st, early, 0));
+        }
+      });
+      b.add({std::string("pipeline-floor-sync") + std::to_string(syncs), "jetpipe-graph-gpu",
+             s.name(), "photo", g.gpu_us, frame_bytes,
+             "gaussian, harris' grid cooperative with " + std::to_string(syncs) + " barrier(s)" +
+                 (syncs < 2 ? ", the finish's" : "") + " (empty kernels, GPU time alone)"});
     }
   }
 
