@@ -385,8 +385,14 @@ void bench_pipeline(Bench& b) {
              std::to_string(n) + " empty kernel(s) of the chain's grids (GPU time alone)"});
     }
     // The harris grid a cooperative launch with 0, 1 or 2 grid-wide barriers, in place of the
-    // candidates (then the finish too) as nodes: a barrier against a node boundary.
+    // candidates (then the finish too) as nodes: a barrier against a node boundary. Only where the
+    // grid can be co-resident (not at 1080p on a 16-SM Orin).
+    int per_sm = 0;
+    JP_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, empty_sync_kernel,
+                                                          static_cast<int>(dev::kHtThreads), 0));
+    const long long coresident = static_cast<long long>(per_sm) * dev::device_info().sm_count;
     for (int syncs : {0, 1, 2}) {
+      if (tiles_harris > coresident) break;
       const GraphTime g = time_graph(b, [&] {
         JP_CUDA(dev::launch_pdl(empty_kernel, shapes[0].first, shapes[0].second, 0, st, early));
         JP_CUDA(dev::launch_cooperative_pdl(empty_sync_kernel, shapes[1].first, shapes[1].second, 0,
