@@ -42,6 +42,15 @@ HostImage download(const ImageView& device);
 void poison_device(const ImageView& device);
 #endif
 
+// Rows of `got` whose bytes differ from `want`'s (same size and format; any pitches).
+inline int rows_differ(const ImageView& got, const ImageView& want) {
+  int n = 0;
+  for (int y = 0; y < want.height; ++y) {
+    n += std::memcmp(got.row<std::uint8_t>(y), want.row<std::uint8_t>(y), want.row_bytes()) != 0;
+  }
+  return n;
+}
+
 // kernels/block/max_key.cuh's order key of a float, on the host (the key a launch that gathers a
 // maximum leaves).
 inline std::uint32_t host_order_key(float s) {

@@ -725,12 +725,8 @@ TEST(GpuHarrisMax, GathersTheMaximumOverStrips) {
         ASSERT_EQ(cudaStreamSynchronize(st.get()), cudaSuccess);
         EXPECT_EQ(got, test::host_order_key(max)) << "maximum " << max;
         const HostImage back = test::download(out.view());
-        int differ = 0;
-        for (int y = 0; y < size.h; ++y) {
-          differ += std::memcmp(back.view().row<std::uint8_t>(y), want.view().row<std::uint8_t>(y),
-                                want.view().row_bytes()) != 0;
-        }
-        EXPECT_EQ(differ, 0) << "rows of the response differ from the twin's";
+        EXPECT_EQ(test::rows_differ(back.view(), want.view()), 0)
+            << "rows of the response differ from the twin's";
       }
     }
   }

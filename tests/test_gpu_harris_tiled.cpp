@@ -30,17 +30,7 @@ namespace {
 using test::kBorderCount;
 using test::kBorders;
 
-#if JETPIPE_HAVE_CUDA
-// Rows of `got` that differ from `want`, and bytes outside the view inside `outer` that changed.
-int rows_differ(const ImageView& got, const ImageView& want) {
-  int n = 0;
-  for (int y = 0; y < want.height; ++y) {
-    n += std::memcmp(got.row<std::uint8_t>(y), want.row<std::uint8_t>(y), want.row_bytes()) != 0;
-  }
-  return n;
-}
-
-#endif
+using test::rows_differ;
 
 struct HtCase {
   test::Size2 size;

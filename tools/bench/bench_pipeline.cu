@@ -107,15 +107,10 @@ GraphTime time_graph(Bench& b, const std::function<void()>& enqueue) {
 }
 
 // An empty kernel with the chain's launch handshake (programmatic dependent launch, the trigger at
-// its start): what a node of the chain costs before any work.
-__global__ void empty_kernel(bool early) {
-  if (early) dev::pdl_trigger();
-  dev::pdl_wait();
-}
-
-// The same with `syncs` grid-wide barriers (a cooperative launch): what folding the next kernel
-// into this one, behind a barrier, would cost instead of a node.
-__global__ void empty_sync_kernel(bool early, int syncs) {
+// its start): what a node of the chain costs before any work. With `syncs` > 0 it also passes that
+// many grid-wide barriers (a cooperative launch only): what folding the next kernel into this one,
+// behind a barrier, would cost instead of a node.
+__global__ void empty_kernel(bool early, int syncs) {
   if (early) dev::pdl_trigger();
   dev::pdl_wait();
   for (int i = 0; i < syncs; ++i) cooperative_groups::this_grid().sync();
@@ -377,7 +372,8 @@ void bench_pipeline(Bench& b) {
     for (int n : {1, 2, 3, 4}) {
       const GraphTime g = time_graph(b, [&] {
         for (int i = 0; i < n; ++i) {
-          JP_CUDA(dev::launch_pdl(empty_kernel, shapes[i].first, shapes[i].second, 0, st, early));
+          JP_CUDA(
+              dev::launch_pdl(empty_kernel, shapes[i].first, shapes[i].second, 0, st, early, 0));
         }
       });
       b.add({std::string("pipeline-floor-") + std::to_string(n), "jetpipe-graph-gpu", s.name(),
@@ -388,18 +384,18 @@ void bench_pipeline(Bench& b) {
     // candidates (then the finish too) as nodes: a barrier against a node boundary. Only where the
     // grid can be co-resident (not at 1080p on a 16-SM Orin).
     int per_sm = 0;
-    JP_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, empty_sync_kernel,
+    JP_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, empty_kernel,
                                                           static_cast<int>(dev::kHtThreads), 0));
     const long long coresident = static_cast<long long>(per_sm) * dev::device_info().sm_count;
     for (int syncs : {0, 1, 2}) {
       if (tiles_harris > coresident) break;
       const GraphTime g = time_graph(b, [&] {
-        JP_CUDA(dev::launch_pdl(empty_kernel, shapes[0].first, shapes[0].second, 0, st, early));
-        JP_CUDA(dev::launch_cooperative_pdl(empty_sync_kernel, shapes[1].first, shapes[1].second, 0,
-                                            st, early, syncs));
+        JP_CUDA(dev::launch_pdl(empty_kernel, shapes[0].first, shapes[0].second, 0, st, early, 0));
+        JP_CUDA(dev::launch_cooperative_pdl(empty_kernel, shapes[1].first, shapes[1].second, 0, st,
+                                            early, syncs));
         if (syncs < 2) {
-          JP_CUDA(dev::launch_cooperative_pdl(empty_sync_kernel, shapes[3].first, shapes[3].second,
-                                              0, st, early, 0));
+          JP_CUDA(dev::launch_cooperative_pdl(empty_kernel, shapes[3].first, shapes[3].second, 0,
+                                              st, early, 0));
         }
       });
       b.add({std::string("pipeline-floor-sync") + std::to_string(syncs), "jetpipe-graph-gpu",
