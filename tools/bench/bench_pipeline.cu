@@ -357,10 +357,9 @@ void bench_pipeline(Bench& b) {
   // candidates, the finish) as empty kernels of the same grids, one graph node each: what the
   // graph's start and its node boundaries cost before any work.
   {
-    // The fused gaussian's 1-D strip grid is 406 blocks of 128 threads at 1080p (docs); scaled by
-    // the area elsewhere.
-    const unsigned blocks_gauss =
-        std::max(1u, static_cast<unsigned>(406.0 * static_cast<double>(w) * h / (1920.0 * 1080.0)));
+    // The fused gaussian's 1-D strip grid: 406 blocks of 128 threads at 1080p, the only size this
+    // area runs (docs/PERFORMANCE.md, sixth session).
+    const unsigned blocks_gauss = 406;
     const unsigned tiles_harris = dev::div_up(w, dev::kHtTile) * dev::div_up(h, dev::kHtRows);
     const unsigned tiles_detect = dev::div_up(w, 64) * dev::div_up(h, 32);  // detect.cu's 64 × 32
     const bool early = dev::pdl_early();
