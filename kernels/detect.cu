@@ -489,8 +489,10 @@ __device__ __forceinline__ float candidates_threshold(const Args& a, const Heade
 template <class T, int R, bool kSmemTile>
 __global__ void __launch_bounds__(Policy::kThreads)
     detect_candidates_kernel(CandArgs a, Header* h, u64* cand, u64 cap) {
+  dev::BlockTrace trace(4);
   if (a.early) dev::pdl_trigger();
   dev::pdl_wait();  // the kernel before it has finished (launch_pdl)
+  trace.waited();
   unsigned char* smem = dyn_smem();
   const float thresh = candidates_threshold(a, h);
   u64 comp[Policy::kItems];
@@ -1207,7 +1209,9 @@ __device__ u64 rank_write(const u64* src, int n, u64 limit, u64 k, const Respons
 // integer responses' instances to 64 registers and spilled.
 template <class T, bool kSmemTile>
 __global__ void __launch_bounds__(Policy::kThreads, 2) detect_finish_kernel(FinishArgs a) {
+  dev::BlockTrace trace(5);
   dev::pdl_wait();  // the candidates before it have finished (launch_cooperative_pdl)
+  trace.waited();
   Grid grid{cg::this_grid()};
   FinishShared& fs = *reinterpret_cast<FinishShared*>(dyn_smem());
   unsigned char* work = dyn_smem() + kFinishFixed;
@@ -1620,3 +1624,4 @@ cudaError_t launch_detect(const DetectParams& p, const ImageView& response, int 
 }
 
 }  // namespace jetpipe
+JP_BLOCK_TRACE_EXPORT(detect)

@@ -84,3 +84,4 @@ cudaError_t launch_gaussian(const GaussianParams& p, const FilterSource& src, co
 }
 
 }  // namespace jetpipe
+JP_BLOCK_TRACE_EXPORT(gaussian)

@@ -233,3 +233,4 @@ cudaError_t launch_harris_max(const HarrisParams& p, const FilterSource& src, co
 }
 
 }  // namespace jetpipe
+JP_BLOCK_TRACE_EXPORT(harris)

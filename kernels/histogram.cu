@@ -104,7 +104,9 @@ __device__ void finish_image(const HistArgs& a, unsigned long long* scratch) {
 template <class Counter>
 __global__ void __launch_bounds__(Counter::kMaxThreads, 2)
     histogram_kernel(const __grid_constant__ HistArgs a) {
+  dev::BlockTrace trace(3);
   dev::pdl_wait();  // the kernel before it has finished (launch_pdl)
+  trace.waited();
   extern __shared__ uint4 smem[];
   const int warp = static_cast<int>(threadIdx.x >> 5);
   const int lane = static_cast<int>(threadIdx.x & 31);
@@ -208,3 +210,4 @@ cudaError_t launch_histogram_stats(const HistogramParams& p, const ImageView& sr
 }
 
 }  // namespace jetpipe
+JP_BLOCK_TRACE_EXPORT(histogram)

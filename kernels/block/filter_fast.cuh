@@ -241,8 +241,10 @@ constexpr int fast_min_blocks() {
 template <int R, class Src, class Epi>
 __global__ void __launch_bounds__(kFastThreads, fast_min_blocks<R>())
     fast_separable_kernel(const Src src, const FastArgs a, const Epi epi) {
+  BlockTrace trace(1);
   if (a.grid.early) pdl_trigger();
   pdl_wait();  // the kernel before it has finished (launch_pdl)
+  trace.waited();
   const StripBlock blk = strip_block(a.grid);
   if (!blk.edge) {
     const int lane = threadIdx.x & 31;

@@ -230,12 +230,14 @@ __global__ void __launch_bounds__(NT, 4) harris_tiled_kernel(const HarrisTiledAr
   constexpr int kBlurH = G::kBlurH, kCellH = G::kCellH;
   constexpr int kUnits = kHtBlurWords * kBlurH;  // words of the blur region
   constexpr int kPer = (kUnits + NT - 1) / NT;
+  BlockTrace trace(2);
   if (a.early) pdl_trigger();
   __shared__ __align__(16) HarrisTiledSmem<TH> sm;
   const int tid = threadIdx.x;
   const int tx0 = blockIdx.x * kHtTile, ty0 = a.y0 + blockIdx.y * TH;
   const int W = a.width, H = a.height;
   pdl_wait();
+  trace.waited();
   // ---- The blur region: word u of row r holds columns tx0 − 2 + 4u .. + 3, from the aligned
   // words at tx0 − 4 + 4u and tx0 + 4u (or byte by byte at the image's edges and for unaligned
   // sources). Positions outside the image are 0 (those read are filled below). Every load first.

@@ -35,6 +35,7 @@
 #include <cstring>
 #include <utility>
 
+#include "kernels/block/block_trace.cuh"
 #include "kernels/launch_scope.h"
 
 namespace jetpipe::dev {

@@ -21,6 +21,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <functional>
 #include <string>
@@ -37,6 +38,15 @@
 #include "kernels/to_gray.h"
 #include "pipeline/core/cuda_check.h"
 #include "tools/bench/bench.h"
+
+#if JP_BLOCK_TRACE
+namespace jetpipe {
+void block_trace_setup_gaussian(BlockTraceRec* buf, unsigned* n, unsigned cap);
+void block_trace_setup_harris(BlockTraceRec* buf, unsigned* n, unsigned cap);
+void block_trace_setup_histogram(BlockTraceRec* buf, unsigned* n, unsigned cap);
+void block_trace_setup_detect(BlockTraceRec* buf, unsigned* n, unsigned cap);
+}  // namespace jetpipe
+#endif
 
 namespace jetpipe::bench {
 
@@ -115,6 +125,65 @@ __global__ void empty_kernel(bool early, int syncs) {
   dev::pdl_wait();
   for (int i = 0; i < syncs; ++i) cooperative_groups::this_grid().sync();
 }
+
+#if JP_BLOCK_TRACE
+// The chain's per-block timeline (kernels/block/block_trace.cuh) over 10 replays of its graph,
+// written as CSV to $JP_TRACE_OUT.
+void trace_chain(Bench& b, const std::function<void()>& enqueue, const std::string& suffix) {
+  const char* out = std::getenv("JP_TRACE_OUT");
+  if (out == nullptr) return;
+  const std::string path_s = out + suffix;
+  const char* path = path_s.c_str();
+  constexpr unsigned kCap = 1u << 16;
+  BlockTraceRec* buf = nullptr;
+  unsigned* n = nullptr;
+  JP_CUDA(cudaMalloc(&buf, kCap * sizeof(BlockTraceRec)));
+  JP_CUDA(cudaMalloc(&n, sizeof(unsigned)));
+  auto setup = [&](BlockTraceRec* p) {
+    block_trace_setup_gaussian(p, n, kCap);
+    block_trace_setup_harris(p, n, kCap);
+    block_trace_setup_histogram(p, n, kCap);
+    block_trace_setup_detect(p, n, kCap);
+  };
+  const cudaStream_t st = b.stream();
+  cudaGraph_t graph = nullptr;
+  cudaGraphExec_t exec = nullptr;
+  JP_CUDA(cudaStreamBeginCapture(st, cudaStreamCaptureModeThreadLocal));
+  enqueue();
+  JP_CUDA(cudaStreamEndCapture(st, &graph));
+  JP_CUDA(cudaGraphInstantiate(&exec, graph, 0));
+  setup(buf);
+  JP_CUDA(cudaDeviceSynchronize());
+  for (int i = 0; i < 20; ++i) JP_CUDA(cudaGraphLaunch(exec, st));
+  JP_CUDA(cudaStreamSynchronize(st));
+  std::FILE* f = std::fopen(path, "w");
+  std::fprintf(f, "replay,kernel,block,smid,t0,t1,t2\n");
+  std::vector<BlockTraceRec> host(kCap);
+  for (int r = 0; r < 10; ++r) {
+    JP_CUDA(cudaMemsetAsync(n, 0, sizeof(unsigned), st));
+    JP_CUDA(cudaStreamSynchronize(st));
+    JP_CUDA(cudaGraphLaunch(exec, st));
+    JP_CUDA(cudaStreamSynchronize(st));
+    unsigned count = 0;
+    JP_CUDA(cudaMemcpy(&count, n, sizeof count, cudaMemcpyDeviceToHost));
+    count = std::min(count, kCap);
+    JP_CUDA(cudaMemcpy(host.data(), buf, count * sizeof(BlockTraceRec), cudaMemcpyDeviceToHost));
+    for (unsigned i = 0; i < count; ++i) {
+      const BlockTraceRec& e = host[i];
+      std::fprintf(f, "%d,%u,%u,%u,%llu,%llu,%llu\n", r, e.kernel, e.block, e.smid,
+                   static_cast<unsigned long long>(e.t0), static_cast<unsigned long long>(e.t1),
+                   static_cast<unsigned long long>(e.t2));
+    }
+  }
+  std::fclose(f);
+  setup(nullptr);
+  JP_CUDA(cudaDeviceSynchronize());
+  cudaGraphExecDestroy(exec);
+  cudaGraphDestroy(graph);
+  cudaFree(buf);
+  cudaFree(n);
+}
+#endif
 
 std::string fmt_us(double us) {
   char buf[32];
@@ -321,6 +390,20 @@ void bench_pipeline(Bench& b) {
            "per replay, " + std::to_string(kBackToBack) + " replays queued back to back"});
   }
   dev::set_pdl_enabled(pdl_was);
+#if JP_BLOCK_TRACE
+  trace_chain(b, enqueue, "");
+  trace_chain(b, harris_max_step, ".harris");
+  {
+    int blocks = 0;
+    JP_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+        &blocks, dev::harris_tiled_kernel<dev::kHtRows, dev::kHtThreads>, dev::kHtThreads, 0));
+    cudaFuncAttributes fa{};
+    JP_CUDA(cudaFuncGetAttributes(&fa, dev::harris_tiled_kernel<dev::kHtRows, dev::kHtThreads>));
+    std::printf(
+        "harris_tiled: occupancy %d blocks/SM, %d registers, %zu static smem, carveout %d\n",
+        blocks, fa.numRegs, fa.sharedSizeBytes, fa.preferredShmemCarveout);
+  }
+#endif
 
   // ---- What each kernel adds to the graph: the graph of the chain's first n kernels, for each n
   // (the marginal cost of a kernel in the replay, which the stage-alone times above, each with its
