@@ -66,6 +66,8 @@ DetectResult detect_finish(std::vector<Detection> candidates, int max_detections
 #include <cstddef>
 #include <cstdint>
 
+#include "kernels/max_feed.h"
+
 namespace jetpipe {
 
 // ---- GPU twin (kernels/detect.cu) ------------------------------------------------------------
@@ -104,7 +106,8 @@ inline DetectResult to_detect_result(const DetectDeviceResult* host_copy) {
 // storage) and a 12 KiB header: about W·H bytes + 8 to 32 bytes per max_detections. Allocate it
 // once; zero it once with detect_workspace_init. Every finish leaves it ready for the next frame.
 std::size_t detect_workspace_bytes(const DetectParams& p, int width, int height);
-cudaError_t detect_workspace_init(void* workspace, cudaStream_t stream);
+// Zeroes the header and the feed's bands (detect_feed) of a workspace for a response of this size.
+cudaError_t detect_workspace_init(void* workspace, int width, int height, cudaStream_t stream);
 
 // Whole frame (or one range of rows): detection over rows [y0, y1) of `response` (F32, S16 or
 // GRAY8, any pitch), the NMS window reading the real rows around the range (clipped to the
@@ -139,6 +142,11 @@ cudaError_t launch_detect_max(const DetectParams& p, const ImageView& response, 
 // max_key.cuh; reset by each finish): the kernel that writes the response may gather it there
 // itself as it writes every row of the frame (launch_harris_max), in place of step 1.
 std::uint32_t* detect_max_slot(void* workspace);
+// The whole feed for launch_harris_max (kernels/max_feed.h): the maximum slot above, and the bands
+// of band maxima for a response of width × height (the workspace's size), which let the candidates
+// skip the tiles with no pixel above the threshold without reading them. Each finish zeroes the
+// bands for the next frame.
+MaxFeed detect_feed(void* workspace, int width, int height);
 cudaError_t launch_detect_candidates(const DetectParams& p, const ImageView& response, int y0,
                                      int y1, void* workspace, cudaStream_t stream);
 cudaError_t launch_detect_finish(const DetectParams& p, const ImageView& response, int y0, int y1,

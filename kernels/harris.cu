@@ -106,7 +106,7 @@ bool tiled_enabled() {
 }
 
 cudaError_t launch_tiled(const HarrisParams& p, const ImageView& src, const ImageView& dst, int y0,
-                         int y1, std::uint32_t* max_key, cudaStream_t stream) {
+                         int y1, const MaxFeed& feed, cudaStream_t stream) {
   dev::HarrisTiledArgs a{};
   a.src = src.data;
   a.src_pitch = src.pitch;
@@ -122,7 +122,13 @@ cudaError_t launch_tiled(const HarrisParams& p, const ImageView& src, const Imag
   a.resp_pairs = dev::aligned_to(dst, 8);
   a.s2 = harris_s2(p);  // as harris_ref has it
   a.k = p.k;
-  a.max_key = max_key;
+  a.max_key = feed.max_key;
+  // Bands only where they start on the image's 8-row grid (the kernel writes those it covers
+  // whole).
+  if (y0 % kFeedBandRows == 0) {
+    a.bands = feed.bands;
+    a.band_pitch = feed.band_pitch;
+  }
   a.early = dev::pdl_early();
   const dim3 grid(dev::div_up(src.width, dev::kHtTile),
                   dev::div_up(static_cast<unsigned>(y1 - y0), static_cast<unsigned>(dev::kHtRows)));
@@ -132,7 +138,8 @@ cudaError_t launch_tiled(const HarrisParams& p, const ImageView& src, const Imag
 
 cudaError_t launch_impl(const HarrisParams& p, const FilterSource& src, const ImageView& dst,
                         int y0, int y1, cudaStream_t stream, FilterPath path, int rows_per_warp,
-                        int lane_cols, std::uint32_t* max_key) {
+                        int lane_cols, const MaxFeed& feed) {
+  std::uint32_t* const max_key = feed.max_key;
   if (cudaError_t e = dev::check_filter_views(src.view, dst, PixelFormat::kF32, y0, y1)) return e;
   if (p.block_size < 1 || p.block_size > kHarrisMaxBlock ||
       (p.ksize != 1 && p.ksize != 3 && p.ksize != 5 && p.ksize != 7)) {
@@ -145,7 +152,7 @@ cudaError_t launch_impl(const HarrisParams& p, const FilterSource& src, const Im
   if (!tex && rows_per_warp <= 0 && lane_cols <= 0 && tiled_enabled() &&
       static_cast<long long>(y1 - y0) * src.view.width <= pol.harris_tiled_px &&
       harris_tiled_fits(p, src.view, dst)) {
-    return launch_tiled(p, src.view, dst, y0, y1, max_key, stream);
+    return launch_tiled(p, src.view, dst, y0, y1, feed, stream);
   }
   // Taps per thread for the last params (sobel_taps allocates); the args themselves are per call.
   struct Cache {
@@ -211,25 +218,37 @@ cudaError_t launch_harris_tiled(const HarrisParams& p, const ImageView& src, con
     return cudaErrorInvalidValue;
   }
   if (y0 == y1) return cudaSuccess;
-  return launch_tiled(p, src, dst, y0, y1, max_key, stream);
+  MaxFeed feed;
+  feed.max_key = max_key;
+  return launch_tiled(p, src, dst, y0, y1, feed, stream);
 }
 
 cudaError_t launch_harris_rows(const HarrisParams& p, const FilterSource& src, const ImageView& dst,
                                int y0, int y1, cudaStream_t stream, FilterPath path,
                                int rows_per_warp, int lane_cols, std::uint32_t* max_key) {
-  return launch_impl(p, src, dst, y0, y1, stream, path, rows_per_warp, lane_cols, max_key);
+  MaxFeed feed;
+  feed.max_key = max_key;
+  return launch_impl(p, src, dst, y0, y1, stream, path, rows_per_warp, lane_cols, feed);
 }
 
 cudaError_t launch_harris(const HarrisParams& p, const FilterSource& src, const ImageView& dst,
                           int y0, int y1, cudaStream_t stream, FilterPath path) {
-  return launch_impl(p, src, dst, y0, y1, stream, path, 0, 0, nullptr);
+  return launch_impl(p, src, dst, y0, y1, stream, path, 0, 0, MaxFeed{});
 }
 
 cudaError_t launch_harris_max(const HarrisParams& p, const FilterSource& src, const ImageView& dst,
                               int y0, int y1, std::uint32_t* max_key, cudaStream_t stream,
                               FilterPath path) {
-  if (max_key == nullptr) return cudaErrorInvalidValue;
-  return launch_impl(p, src, dst, y0, y1, stream, path, 0, 0, max_key);
+  MaxFeed feed;
+  feed.max_key = max_key;
+  return launch_harris_max(p, src, dst, y0, y1, feed, stream, path);
+}
+
+cudaError_t launch_harris_max(const HarrisParams& p, const FilterSource& src, const ImageView& dst,
+                              int y0, int y1, const MaxFeed& feed, cudaStream_t stream,
+                              FilterPath path) {
+  if (feed.max_key == nullptr) return cudaErrorInvalidValue;
+  return launch_impl(p, src, dst, y0, y1, stream, path, 0, 0, feed);
 }
 
 }  // namespace jetpipe

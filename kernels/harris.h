@@ -51,6 +51,7 @@ void harris_ref(const HarrisParams& p, const ImageView& src, const ImageView& ds
 
 #include <cstdint>
 
+#include "kernels/max_feed.h"
 #include "kernels/texture.h"
 
 namespace jetpipe {
@@ -73,6 +74,12 @@ cudaError_t launch_harris(const HarrisParams& p, const FilterSource& src, const 
 // max_key must not be null (cudaErrorInvalidValue).
 cudaError_t launch_harris_max(const HarrisParams& p, const FilterSource& src, const ImageView& dst,
                               int y0, int y1, std::uint32_t* max_key, cudaStream_t stream,
+                              FilterPath path = FilterPath::kAuto);
+// The same, feeding the detection's MaxFeed (kernels/max_feed.h; detect_feed of its workspace):
+// the maximum into feed.max_key (not null), and where the tiled kernel runs and y0 is a multiple of
+// 8, the maximum of each band of 8 rows × 64 columns it writes whole into feed.bands (if not null).
+cudaError_t launch_harris_max(const HarrisParams& p, const FilterSource& src, const ImageView& dst,
+                              int y0, int y1, const MaxFeed& feed, cudaStream_t stream,
                               FilterPath path = FilterPath::kAuto);
 
 // ksize 3 and block_size 3 (the default pipeline's harris) through the tiled kernel

@@ -69,7 +69,7 @@ class FilterGpu : public StageGpu {
     const FilterSource src(in_, *texture_);
     if constexpr (std::is_same_v<P, HarrisParams>) {
       if (max_reader_ != nullptr) {
-        check_stage_launch(launch_harris_max(p_, src, out_, y0, y1, max_reader_->maximum_slot(),
+        check_stage_launch(launch_harris_max(p_, src, out_, y0, y1, max_reader_->maximum_feed(),
                                              stream, FilterPath::kAuto),
                            label_, "launch_harris_max");
         return;

@@ -189,8 +189,8 @@ class DetectGpu : public StageGpu {
     const std::size_t bytes = detect_workspace_bytes(p_, b.in.width, b.in.height);
     if (bytes != ws_.bytes() || ws_.get() == nullptr) {
       ws_ = DeviceBuffer(bytes);
-      check_stage_launch(detect_workspace_init(ws_.get(), b.stream), label_,
-                         "detect_workspace_init");
+      check_stage_launch(detect_workspace_init(ws_.get(), b.in.width, b.in.height, b.stream),
+                         label_, "detect_workspace_init");
       changed = true;
     }
     return changed;
@@ -198,8 +198,9 @@ class DetectGpu : public StageGpu {
   // With quality: the maximum of pass 0, or gathered by the response's producer (harris).
   bool wants_maximum() const override { return p_.use_quality; }
   void set_maximum_fed() override { max_fed_ = true; }
-  std::uint32_t* maximum_slot() override {
-    return p_.use_quality && ws_.get() != nullptr ? detect_max_slot(ws_.get()) : nullptr;
+  MaxFeed maximum_feed() override {
+    return p_.use_quality && ws_.get() != nullptr ? detect_feed(ws_.get(), in_.width, in_.height)
+                                                  : MaxFeed{};
   }
   void launch(int pass, int, int y0, int y1, GpuStream stream) override {
     if (p_.use_quality && pass == 0) {

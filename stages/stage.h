@@ -20,6 +20,7 @@
 #include <memory>
 #include <string>
 
+#include "kernels/max_feed.h"
 #include "pipeline/core/image.h"
 #include "pipeline/core/results.h"
 
@@ -80,15 +81,16 @@ class StageGpu {
   virtual bool fuse_producer(const Stage& /*producer*/) { return false; }
   // Maximum feeding: `reader`, a later stage reading this stage's output image, uses that image's
   // maximum (wants_maximum); this stage may gather it as it writes the image, into the reader's
-  // maximum_slot(), sparing the reader a pass over the image (harris into a detection with
+  // maximum_feed(), sparing the reader a pass over the image (harris into a detection with
   // quality). Returns true if so; the executor then calls reader.set_maximum_fed(). Called once,
   // before the first bind.
   virtual bool feed_maximum(StageGpu& /*reader*/) { return false; }
   virtual bool wants_maximum() const { return false; }
   virtual void set_maximum_fed() {}
-  // Where a producer gathers this stage's input maximum (an order key, kernels/block/max_key.cuh),
-  // valid from this stage's bind for the frame until the next bind; null when not wanted.
-  virtual std::uint32_t* maximum_slot() { return nullptr; }
+  // Where a producer gathers this stage's input maximum (kernels/max_feed.h: the maximum's order
+  // key and, optionally, band maxima), valid from this stage's bind for the frame until the next
+  // bind; max_key null when not wanted.
+  virtual MaxFeed maximum_feed() { return {}; }
 };
 
 class Stage {

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "kernels/detect.h"
+#include "kernels/harris.h"
 #include "tests/gpu_test_util.h"
 #include "tests/test_util.h"
 
@@ -81,7 +82,7 @@ class GpuDetector {
     JP_CUDA(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
     // Garbage in the workspace beyond the header must not matter.
     JP_CUDA(cudaMemsetAsync(ws_.get(), 0x5A, ws_.bytes(), stream_));
-    JP_CUDA(detect_workspace_init(ws_.get(), stream_));
+    JP_CUDA(detect_workspace_init(ws_.get(), width, height, stream_));
   }
   ~GpuDetector() { cudaStreamDestroy(stream_); }
   GpuDetector(const GpuDetector&) = delete;
@@ -715,6 +716,114 @@ TEST(GpuDetect, CapturedGraphReplays) {
 }
 
 // The result written straight to mapped host memory.
+// The feed (detect_feed, kernels/max_feed.h): harris' tiled kernel writes the response's maximum
+// and the maxima of its bands of 8 rows × 64 columns as it writes the response, and the candidates
+// return at once from the tiles the bands clear. The result equals the twin's over one launch,
+// over strips on the bands' 8-row grid and over strips off it (those write no band, or only the
+// bands they cover whole), on blurred noise (few tiles with candidates) and on noise, for quality
+// and an absolute threshold, NMS radii 4 and 2. One workspace serves the frames in turn: each
+// finish zeroes the bands (a stale band could clear a tile of the next frame); the bands are
+// checked written after a whole-frame harris and zeroed after the finish.
+TEST(GpuDetectFeed, HarrisBandsEqualTheTwin) {
+  JP_REQUIRE_GPU();
+  const std::uint32_t seed = fresh_seed();
+  std::mt19937 rng(seed);
+  const HarrisParams hp;  // block 3, ksize 3: the tiled kernel
+  for (const auto& [w, h] :
+       {std::pair{16, 16}, std::pair{113, 113}, std::pair{333, 77}, std::pair{1920, 1080}}) {
+    for (const auto& [r, quality] : {std::pair{4, true}, std::pair{2, true}, std::pair{4, false}}) {
+      DetectParams p;
+      p.nms_radius = r;
+      p.use_quality = quality;
+      p.quality = 0.01;
+      p.max_detections = 500;
+      GpuDetector d(p, w, h);
+      const MaxFeed feed = detect_feed(d.workspace(), w, h);
+      const int band_cols = (w + kFeedBandCols - 1) / kFeedBandCols;
+      const std::size_t band_words = static_cast<std::size_t>(feed.band_pitch) * band_cols;
+      ASSERT_GE(feed.band_pitch, (h + kFeedBandRows - 1) / kFeedBandRows);
+      auto bands = [&] {
+        std::vector<std::uint32_t> b(band_words);
+        JP_CUDA(cudaMemcpyAsync(b.data(), feed.bands, band_words * sizeof(std::uint32_t),
+                                cudaMemcpyDeviceToHost, d.stream()));
+        JP_CUDA(cudaStreamSynchronize(d.stream()));
+        return static_cast<std::size_t>(
+            std::count_if(b.begin(), b.end(), [](std::uint32_t k) { return k != 0; }));
+      };
+      for (int frame = 0; frame < 3; ++frame) {
+        HostImage gray = random_image(w, h, PixelFormat::kGray8, rng);
+        if (frame != 1) {  // blurred noise: corners in few places (3 × 3 box, twice)
+          for (int pass = 0; pass < 2; ++pass) {
+            const HostImage src = gray;
+            for (int y = 0; y < h; ++y) {
+              for (int x = 0; x < w; ++x) {
+                int sum = 0;
+                for (int dy = -1; dy <= 1; ++dy) {
+                  for (int dx = -1; dx <= 1; ++dx) {
+                    const int xx = std::clamp(x + dx, 0, w - 1), yy = std::clamp(y + dy, 0, h - 1);
+                    sum += src.view().at<std::uint8_t>(xx, yy);
+                  }
+                }
+                gray.view().row<std::uint8_t>(y)[x] = static_cast<std::uint8_t>(sum / 9);
+              }
+            }
+          }
+        }
+        HostImage resp(w, h, PixelFormat::kF32);
+        harris_ref(hp, gray.view(), resp.view(), 0, h);
+        DetectParams pc = p;
+        if (!quality) {  // an absolute threshold: 5% of the maximum
+          float m = -INFINITY;
+          for (int y = 0; y < h; ++y) {
+            for (int x = 0; x < w; ++x) m = std::max(m, resp.view().at<float>(x, y));
+          }
+          pc.threshold = 0.05 * m;
+        }
+        const DetectResult cpu = cpu_detect(pc, resp.view(), 0, h);
+        const DeviceImage dgray = test::upload(gray.view());
+        DeviceImage dresp(w, h, PixelFormat::kF32);
+        std::vector<std::vector<int>> splits = {{0, h}};
+        for (const std::vector<int>& cand :
+             {std::vector<int>{0, 64, 136, h}, std::vector<int>{0, 37, 101, h}}) {
+          std::vector<int> cuts{0};
+          for (const int c : cand) {
+            if (c > cuts.back() && c <= h) cuts.push_back(c);
+          }
+          if (cuts.back() != h) cuts.push_back(h);
+          if (cuts.size() > 2) splits.push_back(cuts);
+        }
+        for (const std::vector<int>& cuts : splits) {
+          std::string name;
+          for (const int c : cuts) name += " " + std::to_string(c);
+          SCOPED_TRACE(std::to_string(w) + "x" + std::to_string(h) + " r " + std::to_string(r) +
+                       (quality ? " quality" : " threshold") + " frame " + std::to_string(frame) +
+                       " cuts" + name + " seed " + std::to_string(seed));
+          test::poison_device(dresp.view());
+          d.poison();
+          for (std::size_t i = 0; i + 1 < cuts.size(); ++i) {
+            ASSERT_EQ(launch_harris_max(hp, dgray.view(), dresp.view(), cuts[i], cuts[i + 1], feed,
+                                        d.stream()),
+                      cudaSuccess);
+          }
+          if (cuts.size() == 2) {
+            EXPECT_GT(bands(), 0u) << "a whole-frame harris wrote no band";
+          }
+          for (std::size_t i = 0; i + 1 < cuts.size(); ++i) {
+            ASSERT_EQ(launch_detect_candidates(pc, dresp.view(), cuts[i], cuts[i + 1],
+                                               d.workspace(), d.stream()),
+                      cudaSuccess);
+          }
+          ASSERT_EQ(
+              launch_detect_finish(pc, dresp.view(), 0, h, d.workspace(), d.out(), d.stream()),
+              cudaSuccess);
+          EXPECT_TRUE(same_result(d.fetch(), cpu));
+          EXPECT_EQ(bands(), 0u) << "the finish left bands for the next frame";
+        }
+      }
+    }
+  }
+}
+
 TEST(GpuDetect, MappedOutput) {
   JP_REQUIRE_GPU();
   std::mt19937 rng(fresh_seed());

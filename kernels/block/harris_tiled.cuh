@@ -28,6 +28,7 @@
 #include "kernels/block/harris_tile.cuh"
 #include "kernels/block/max_key.cuh"
 #include "kernels/block/pdl.cuh"
+#include "kernels/max_feed.h"
 
 namespace jetpipe::dev {
 
@@ -48,6 +49,7 @@ struct HtGeom {
   static constexpr int kB4 = NT / 17, kR4 = (kCellH + kB4 - 1) / kB4;  // cells: bands of kR4 rows
   static constexpr int kB5 = NT / 32, kR5 = TH / kB5;                  // out: bands of kR5 rows
   static_assert(TH % kB5 == 0, "whole output bands");
+  static_assert(kHtTile == kFeedBandCols, "a tile is one column of the feed's bands");
 };
 
 struct HarrisTiledArgs {
@@ -62,6 +64,8 @@ struct HarrisTiledArgs {
   bool resp_pairs;  // rows 8-byte aligned: two floats a store
   double s2, k;
   std::uint32_t* max_key;
+  std::uint32_t* bands;  // MaxFeed::bands (kernels/max_feed.h), null: none; y0 a multiple of 8
+  int band_pitch;
   bool early;
 };
 
@@ -219,7 +223,19 @@ __device__ __forceinline__ void ht_response(const Smem& sm, const Args& a, int t
       byy[q] = cyy[q];
     }
   }
-  if (a.max_key != nullptr) publish_max(a.max_key, m);
+  if (a.max_key == nullptr && a.bands == nullptr) return;
+  const std::uint32_t key = warp_max_key(m);
+  if (a.max_key != nullptr) publish_key(a.max_key, key);
+  if constexpr (G::kR5 == kFeedBandRows) {
+    // The warp's rows are one band of the image's 8-row grid (y0 is on it): its maximum, where the
+    // launch writes the whole band (it ends before y1, or at the image's end); 1 (a NaN's key,
+    // above no threshold) where no pixel has a value, since 0 means "not written".
+    const int yb = ty0 + G::kR5 * band;
+    if (a.bands != nullptr && (tid & 31) == 0 && yb < a.y1 &&
+        (yb + G::kR5 <= a.y1 || a.y1 == a.height)) {
+      a.bands[(tx0 / kHtTile) * a.band_pitch + yb / G::kR5] = key != 0 ? key : 1u;
+    }
+  }
 }
 
 // TH = kHtRows, NT = kHtThreads (a template, as the other kernels in headers, so that a file

@@ -148,7 +148,7 @@ void run_case(Bench& b, const Size& s, const char* data, const HostImage& host,
 
   DeviceBuffer ws(detect_workspace_bytes(p, s.width, s.height));
   DeviceBuffer out(detect_result_bytes(p));
-  JP_CUDA(detect_workspace_init(ws.get(), st));
+  JP_CUDA(detect_workspace_init(ws.get(), s.width, s.height, st));
   auto* res = out.get<DetectDeviceResult>();
 
   // Validate once.
@@ -173,7 +173,7 @@ void run_case(Bench& b, const Size& s, const char* data, const HostImage& host,
   // finish nothing resets it); with quality, the maximum is computed before the candidates.
   if (p.use_quality) {
     const double us_max = time_with_setup(
-        b, [&](int) { JP_CUDA(detect_workspace_init(ws.get(), st)); },
+        b, [&](int) { JP_CUDA(detect_workspace_init(ws.get(), s.width, s.height, st)); },
         [&](int rep) {
           JP_CUDA(launch_detect_max(p, in[rep % n].view(), 0, s.height, ws.get(), st));
         });
@@ -186,7 +186,7 @@ void run_case(Bench& b, const Size& s, const char* data, const HostImage& host,
     DetectParams q = p;
     q.path = path;
     // The timed candidates runs below leave their count in the header (no finish resets it).
-    JP_CUDA(detect_workspace_init(ws.get(), st));
+    JP_CUDA(detect_workspace_init(ws.get(), s.width, s.height, st));
     JP_CUDA(cudaMemsetAsync(out.get(), 0xA5, out.bytes(), st));
     JP_CUDA(launch_detect(q, in[0].view(), 0, s.height, ws.get(), res, st));
     JP_CUDA(cudaMemcpyAsync(back.data(), out.get(), back.size(), cudaMemcpyDeviceToHost, st));
@@ -196,7 +196,7 @@ void run_case(Bench& b, const Size& s, const char* data, const HostImage& host,
     const double us_nms = time_with_setup(
         b,
         [&](int rep) {
-          JP_CUDA(detect_workspace_init(ws.get(), st));
+          JP_CUDA(detect_workspace_init(ws.get(), s.width, s.height, st));
           JP_CUDA(launch_detect_max(q, in[rep % n].view(), 0, s.height, ws.get(), st));
         },
         [&](int rep) {
@@ -206,7 +206,7 @@ void run_case(Bench& b, const Size& s, const char* data, const HostImage& host,
            std::string("the candidates kernel: NMS, threshold, shared-memory compaction") +
                (path_ok ? "" : "  MISMATCH vs CPU twin")});
   }
-  JP_CUDA(detect_workspace_init(ws.get(), st));  // ready for later use
+  JP_CUDA(detect_workspace_init(ws.get(), s.width, s.height, st));  // ready for later use
 
   // CUB DeviceSelect::If on the same buffers (rows are contiguous).
   const int items = s.width * s.height;

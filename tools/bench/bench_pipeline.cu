@@ -228,7 +228,7 @@ void bench_pipeline(Bench& b) {
   JP_CUDA(cudaMemset(hist_ws.get(), 0, hist_ws.bytes()));
   DeviceBuffer bins(256 * sizeof(std::uint64_t)), stats(sizeof(StatsAccum));
   DeviceBuffer det_ws(detect_workspace_bytes(dp, w, h)), det_out(detect_result_bytes(dp));
-  JP_CUDA(detect_workspace_init(det_ws.get(), st));
+  JP_CUDA(detect_workspace_init(det_ws.get(), w, h, st));
   auto* det = det_out.get<DetectDeviceResult>();
 
   // ---- CPU twins
@@ -263,7 +263,7 @@ void bench_pipeline(Bench& b) {
   // then skips its own maximum kernel.
   auto harris_max_step = [&] {
     JP_CUDA(launch_harris_max(harris, blur_src, response.view(), 0, h,
-                              detect_max_slot(det_ws.get()), st));
+                              detect_feed(det_ws.get(), w, h), st));
   };
   auto candidates_step = [&] {
     JP_CUDA(launch_detect_candidates(dp, response.view(), 0, h, det_ws.get(), st));
@@ -419,7 +419,7 @@ void bench_pipeline(Bench& b) {
     for (std::size_t n = 1; n <= kernels.size(); ++n) {
       // A prefix ending inside the detection leaves its workspace mid-frame: start each prefix
       // from a clean one (the finish resets it).
-      JP_CUDA(detect_workspace_init(det_ws.get(), st));
+      JP_CUDA(detect_workspace_init(det_ws.get(), w, h, st));
       const GraphTime g = time_graph(b, [&] {
         for (std::size_t i = 0; i < n; ++i) kernels[i].second();
       });
@@ -433,7 +433,7 @@ void bench_pipeline(Bench& b) {
       before = g.us;
       before_gpu = g.gpu_us;
     }
-    JP_CUDA(detect_workspace_init(det_ws.get(), st));
+    JP_CUDA(detect_workspace_init(det_ws.get(), w, h, st));
   }
 
   // ---- The floor: the chain's four launches on its critical path (gray + gaussian, harris, the
