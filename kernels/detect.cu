@@ -5,9 +5,12 @@
 //   into detect_max_slot() (launch_harris_max; H100, the 1080p default chain as a graph: 46.1 µs
 //   against 49.4 with this kernel, jetpipe-bench --area pipeline).
 // - detect_candidates: one 64×32 tile per block: the tile and its halo in shared memory, the window
-//   maximum separably (rows, then columns), the test; the block's survivors compacted in shared
-//   memory (BlockCompact), ONE atomicAdd per block reserving their range of the bounded candidate
-//   buffer (capacity C). The counter counts every candidate, also those beyond C: N is exact.
+//   maximum separably (rows, then columns), the test; the block's survivors (a bit mask a thread
+//   for the compiled radii, compacted in shared memory by BlockCompact for the others) take their
+//   places by one block scan and ONE atomicAdd per block reserving their range of the bounded
+//   candidate buffer (capacity C). The counter counts every candidate, also those beyond C: N is
+//   exact. Where the response's writer fed band maxima (detect_feed), a tile whose bands are all
+//   below the threshold returns before reading the response.
 //   Or detect_stream (DetectPath; F32, aligned rows, r ≤ 4): warps stream rows through shared
 //   memory, survivors gathered per block in shared memory, one atomicAdd per block (below).
 // - detect_finish (a cooperative launch): the best K = max_detections in the contract's order;
