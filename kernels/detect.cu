@@ -150,7 +150,7 @@ BandLayout band_layout(int width, int height) {
   BandLayout b;
   b.pitch = ((std::max(height, 1) + kFeedBandRows - 1) / kFeedBandRows + 3) / 4 * 4;
   b.cols = (std::max(width, 1) + kFeedBandCols - 1) / kFeedBandCols;
-  b.offset = (sizeof(Header) + 255) / 256 * 256;
+  b.offset = align_up(sizeof(Header), 256);
   b.bytes = static_cast<std::size_t>(b.pitch) * b.cols * sizeof(std::uint32_t);
   return b;
 }
@@ -522,11 +522,11 @@ __device__ __forceinline__ bool bands_below(const CandArgs& a, int tx0, int ty0,
   return below;
 }
 
-// A candidates launch's threshold: float(threshold), or quality · the maximum gathered so far (the
+// A launch's threshold: float(threshold), or quality · the maximum gathered so far, max_key (the
 // frame's, or a lower bound of it where strips' candidates run ahead of the whole response).
 template <class Args>
-__device__ __forceinline__ float candidates_threshold(const Args& a, const Header* h) {
-  return a.use_quality ? quality_threshold(a.quality, h->max_key) : a.thresh;
+__device__ __forceinline__ float candidates_threshold(const Args& a, u32 max_key) {
+  return a.use_quality ? quality_threshold(a.quality, max_key) : a.thresh;
 }
 
 // Blocks an SM for the compiled radii: 8 (32 registers, a 1080p frame's 1020 tiles in one wave)
@@ -547,7 +547,7 @@ __global__ void __launch_bounds__(Policy::kThreads, cand_min_blocks(R))
   dev::pdl_wait();  // the kernel before it has finished (launch_pdl)
   trace.waited();
   unsigned char* smem = dyn_smem();
-  const float thresh = candidates_threshold(a, h);
+  const float thresh = candidates_threshold(a, h->max_key);
   if constexpr (R >= 0) {
     // The survivors as a bit mask a thread, their keys written straight to the buffer at the
     // block's range (one scan, one atomicAdd): no keys held in registers, no gather in smem, so
@@ -789,7 +789,7 @@ __global__ void __launch_bounds__(StreamPolicy::kThreads, StreamPolicy::min_bloc
   const bool active = strip < a.strips;  // inactive warps still meet the block's barriers
   const int X0 = strip * P::kOut;
   const int gx = X0 + 4 * lane;
-  const float thresh = candidates_threshold(a, h);
+  const float thresh = candidates_threshold(a, h->max_key);
   const int ys = a.y0 + static_cast<int>(blockIdx.y) * a.rows_per_warp;
   const int ye = min(ys + a.rows_per_warp, a.y1);
   int count = 0;  // keys in this warp's part (uniform over the warp)
@@ -933,7 +933,7 @@ constexpr std::size_t finish_work_bytes(int r, bool smem_tile) {
                    (Policy::kBlockKeys + Policy::kSmallSort) * sizeof(u64)});
 }
 
-static_assert(Policy::kRankMax * sizeof(u64) + Policy::kThreads * sizeof(int) <=
+static_assert(Policy::kRankMax * sizeof(u64) <=
                   (Policy::kBlockKeys + Policy::kSmallSort) * sizeof(u64),
               "the finish by ranks fits the work area");
 
@@ -1241,24 +1241,25 @@ __device__ void block_finish(const u64* src, int n, u64 k, u64 count, const Resp
                                count, v, points, work);
 }
 
-// The grid's finish when the keys are few (n ≤ kRankKeys·gridDim.x and ≤ kRankMax): each block
-// takes kpb keys (8, 16 or 32: the fewest with which the grid holds all n) and counts, for each,
-// the keys below it with kThreads / kpb threads over as many parts of all n keys (in shared
-// memory); a key's count is its place in the order (the keys are distinct), so the first `count`
-// places are written, each once, without a sort. About kpb·n/kThreads comparisons a thread (8
-// keys a block: n/32; with 32 keys a block, as first written, n/8): cheaper than block 0's select
-// and merge sort, which leave the rest of the grid idle.
-// Only the keys below `limit` count (candidates run ahead of the frame's maximum, kept with a lower
-// threshold, are at or above it; ~0 keeps every key): they are the smallest keys, so their ranks
-// among all n are their places among themselves, and the keys at or above the limit rank after
-// them and are never written. Each block counts them in its copy of the keys; returns that count
-// (the same in every block that has keys to rank, which block 0 always has; 0 in the others).
-// The finish's first keys of the candidate buffer, thread t: keys t + kThreads·u.
+// The finish's first keys of the candidate buffer, thread t: keys t + kThreads·u (loaded while
+// the header is read).
 constexpr int kPrefetch = 4;
 struct Prefetched {
   u64 k[kPrefetch];
 };
 
+// The grid's finish when the keys are few (n ≤ kRankKeys·gridDim.x and ≤ kRankMax): each block
+// takes kpb keys (8, 16 or 32: the fewest with which the grid holds all n), a warp a key, whose
+// lanes count the keys below it over all n keys (in shared memory; `pre`, if given, holds src's
+// first keys already loaded); a key's count is its place in the order (the keys are distinct), so
+// the first `count` places are written, each once, without a sort. About kpb·n/kThreads
+// comparisons a thread (8 keys a block: n/32): cheaper than block 0's select and merge sort, which
+// leave the rest of the grid idle.
+// Only the keys below `limit` count (candidates run ahead of the frame's maximum, kept with a lower
+// threshold, are at or above it; ~0 keeps every key): they are the smallest keys, so their ranks
+// among all n are their places among themselves, and the keys at or above the limit rank after
+// them and are never written. Each block counts them in its copy of the keys; returns that count
+// (the same in every block that has keys to rank, which block 0 always has; 0 in the others).
 template <class T>
 __device__ __forceinline__ u64 rank_write(const u64* src, int n, u64 limit, u64 k,
                                           const ResponseView& v, Detection* points,
@@ -1346,8 +1347,7 @@ __global__ void __launch_bounds__(Policy::kThreads, 2) detect_finish_kernel(Fini
     reinterpret_cast<uint4*>(a.bands)[i] = make_uint4(0, 0, 0, 0);
   }
   const u64 n_all = count_read;
-  const float thresh =
-      a.c.use_quality ? quality_threshold(a.c.quality, max_read) : a.c.thresh;  // the frame's
+  const float thresh = candidates_threshold(a.c, max_read);  // the frame's
   if (threadIdx.x == 0) {
     __threadfence();  // the reads above are done before this block counts itself
     if (atomicAdd(&h->done, 1u) == gridDim.x - 1) {
@@ -1509,18 +1509,17 @@ cudaError_t launch_max_t(const ImageView& v, int y0, int y1, void* ws, cudaStrea
                          stream, a, header_of(ws));
 }
 
+// The candidates' dynamic shared memory stays within the 48 KiB every launch gets without opting
+// in.
+static_assert(nms_smem_floats(Policy::kMaxSmemTileRadius, true) * sizeof(float) <= 48 * 1024 &&
+                  sizeof(Compact::TempStorage) <= 48 * 1024,
+              "the candidates' tile fits the default dynamic shared memory");
+
 template <class T, int R, bool kSmemTile>
 cudaError_t launch_cand_rt(const CandArgs& a, const Layout& l, void* ws, cudaStream_t stream) {
   const std::size_t smem =
       std::max(static_cast<std::size_t>(nms_smem_floats(a.nms.r, kSmemTile)) * sizeof(float),
                sizeof(Compact::TempStorage));
-  if (smem > 48 * 1024) {
-    if (const cudaError_t e = cudaFuncSetAttribute(detect_candidates_kernel<T, R, kSmemTile>,
-                                                   cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                                   static_cast<int>(smem))) {
-      return e;
-    }
-  }
   auto* base = static_cast<unsigned char*>(ws);
   return dev::launch_pdl(detect_candidates_kernel<T, R, kSmemTile>,
                          static_cast<unsigned>(a.nms.ntiles), Policy::kThreads, smem, stream, a,

@@ -218,17 +218,13 @@ cudaError_t launch_harris_tiled(const HarrisParams& p, const ImageView& src, con
     return cudaErrorInvalidValue;
   }
   if (y0 == y1) return cudaSuccess;
-  MaxFeed feed;
-  feed.max_key = max_key;
-  return launch_tiled(p, src, dst, y0, y1, feed, stream);
+  return launch_tiled(p, src, dst, y0, y1, MaxFeed{max_key}, stream);
 }
 
 cudaError_t launch_harris_rows(const HarrisParams& p, const FilterSource& src, const ImageView& dst,
                                int y0, int y1, cudaStream_t stream, FilterPath path,
                                int rows_per_warp, int lane_cols, std::uint32_t* max_key) {
-  MaxFeed feed;
-  feed.max_key = max_key;
-  return launch_impl(p, src, dst, y0, y1, stream, path, rows_per_warp, lane_cols, feed);
+  return launch_impl(p, src, dst, y0, y1, stream, path, rows_per_warp, lane_cols, MaxFeed{max_key});
 }
 
 cudaError_t launch_harris(const HarrisParams& p, const FilterSource& src, const ImageView& dst,
@@ -239,9 +235,7 @@ cudaError_t launch_harris(const HarrisParams& p, const FilterSource& src, const 
 cudaError_t launch_harris_max(const HarrisParams& p, const FilterSource& src, const ImageView& dst,
                               int y0, int y1, std::uint32_t* max_key, cudaStream_t stream,
                               FilterPath path) {
-  MaxFeed feed;
-  feed.max_key = max_key;
-  return launch_harris_max(p, src, dst, y0, y1, feed, stream, path);
+  return launch_harris_max(p, src, dst, y0, y1, MaxFeed{max_key}, stream, path);
 }
 
 cudaError_t launch_harris_max(const HarrisParams& p, const FilterSource& src, const ImageView& dst,

@@ -19,6 +19,7 @@
 #include <tuple>
 #include <vector>
 
+#include "kernels/box.h"
 #include "kernels/detect.h"
 #include "kernels/harris.h"
 #include "tests/gpu_test_util.h"
@@ -753,32 +754,14 @@ TEST(GpuDetectFeed, HarrisBandsEqualTheTwin) {
       for (int frame = 0; frame < 3; ++frame) {
         HostImage gray = random_image(w, h, PixelFormat::kGray8, rng);
         if (frame != 1) {  // blurred noise: corners in few places (3 × 3 box, twice)
-          for (int pass = 0; pass < 2; ++pass) {
-            const HostImage src = gray;
-            for (int y = 0; y < h; ++y) {
-              for (int x = 0; x < w; ++x) {
-                int sum = 0;
-                for (int dy = -1; dy <= 1; ++dy) {
-                  for (int dx = -1; dx <= 1; ++dx) {
-                    const int xx = std::clamp(x + dx, 0, w - 1), yy = std::clamp(y + dy, 0, h - 1);
-                    sum += src.view().at<std::uint8_t>(xx, yy);
-                  }
-                }
-                gray.view().row<std::uint8_t>(y)[x] = static_cast<std::uint8_t>(sum / 9);
-              }
-            }
-          }
+          const HostImage once(w, h, PixelFormat::kGray8);
+          box_ref(BoxParams{}, gray.view(), once.view(), 0, h);
+          box_ref(BoxParams{}, once.view(), gray.view(), 0, h);
         }
         HostImage resp(w, h, PixelFormat::kF32);
         harris_ref(hp, gray.view(), resp.view(), 0, h);
         DetectParams pc = p;
-        if (!quality) {  // an absolute threshold: 5% of the maximum
-          float m = -INFINITY;
-          for (int y = 0; y < h; ++y) {
-            for (int x = 0; x < w; ++x) m = std::max(m, resp.view().at<float>(x, y));
-          }
-          pc.threshold = 0.05 * m;
-        }
+        if (!quality) pc.threshold = 0.05 * detect_max_ref(resp.view(), 0, h);  // 5% of the max
         const DetectResult cpu = cpu_detect(pc, resp.view(), 0, h);
         const DeviceImage dgray = test::upload(gray.view());
         DeviceImage dresp(w, h, PixelFormat::kF32);

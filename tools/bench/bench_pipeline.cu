@@ -81,38 +81,51 @@ struct GraphTime {
 };
 constexpr int kBackToBack = 10;
 
-// Captures `enqueue` (work on b.stream(), which may fork to other streams and join back) into a
-// graph once and times its replays.
+// `enqueue` (work on `st`, which may fork to other streams and join back) captured into a graph and
+// instantiated; both destroyed with the object.
+class CapturedGraph {
+ public:
+  CapturedGraph(cudaStream_t st, const std::function<void()>& enqueue) {
+    JP_CUDA(cudaStreamBeginCapture(st, cudaStreamCaptureModeThreadLocal));
+    try {
+      enqueue();
+    } catch (...) {
+      cudaStreamEndCapture(st, &graph_);
+      if (graph_) cudaGraphDestroy(graph_);
+      throw;
+    }
+    JP_CUDA(cudaStreamEndCapture(st, &graph_));
+    if (const cudaError_t e = cudaGraphInstantiate(&exec_, graph_, 0); e != cudaSuccess) {
+      cudaGraphDestroy(graph_);
+      JP_CUDA(e);
+    }
+  }
+  ~CapturedGraph() {
+    cudaGraphExecDestroy(exec_);
+    cudaGraphDestroy(graph_);
+  }
+  CapturedGraph(const CapturedGraph&) = delete;
+  CapturedGraph& operator=(const CapturedGraph&) = delete;
+  cudaGraph_t graph() const { return graph_; }
+  cudaGraphExec_t exec() const { return exec_; }
+
+ private:
+  cudaGraph_t graph_ = nullptr;
+  cudaGraphExec_t exec_ = nullptr;
+};
+
+// Captures `enqueue` (work on b.stream()) into a graph once and times its replays.
 GraphTime time_graph(Bench& b, const std::function<void()>& enqueue) {
   const cudaStream_t st = b.stream();
-  cudaGraph_t graph = nullptr;
-  cudaGraphExec_t exec = nullptr;
-  JP_CUDA(cudaStreamBeginCapture(st, cudaStreamCaptureModeThreadLocal));
-  try {
-    enqueue();
-  } catch (...) {
-    cudaStreamEndCapture(st, &graph);
-    if (graph) cudaGraphDestroy(graph);
-    throw;
-  }
-  JP_CUDA(cudaStreamEndCapture(st, &graph));
+  const CapturedGraph g(st, enqueue);
   GraphTime t;
-  try {
-    JP_CUDA(cudaGraphInstantiate(&exec, graph, 0));
-    JP_CUDA(cudaGraphGetNodes(graph, nullptr, &t.nodes));
-    JP_CUDA(cudaGraphUpload(exec, st));
-    t.us = b.time_us([&](int) { JP_CUDA(cudaGraphLaunch(exec, st)); });
-    t.gpu_us = b.time_gpu_us([&](int) { JP_CUDA(cudaGraphLaunch(exec, st)); });
-    t.back_us = b.time_gpu_us([&](int) {
-      for (int i = 0; i < kBackToBack; ++i) JP_CUDA(cudaGraphLaunch(exec, st));
-    }) / kBackToBack;
-  } catch (...) {
-    if (exec) cudaGraphExecDestroy(exec);
-    cudaGraphDestroy(graph);
-    throw;
-  }
-  cudaGraphExecDestroy(exec);
-  cudaGraphDestroy(graph);
+  JP_CUDA(cudaGraphGetNodes(g.graph(), nullptr, &t.nodes));
+  JP_CUDA(cudaGraphUpload(g.exec(), st));
+  t.us = b.time_us([&](int) { JP_CUDA(cudaGraphLaunch(g.exec(), st)); });
+  t.gpu_us = b.time_gpu_us([&](int) { JP_CUDA(cudaGraphLaunch(g.exec(), st)); });
+  t.back_us = b.time_gpu_us([&](int) {
+    for (int i = 0; i < kBackToBack; ++i) JP_CUDA(cudaGraphLaunch(g.exec(), st));
+  }) / kBackToBack;
   return t;
 }
 
@@ -146,17 +159,19 @@ void trace_chain(Bench& b, const std::function<void()>& enqueue, const std::stri
     block_trace_setup_detect(p, n, kCap);
   };
   const cudaStream_t st = b.stream();
-  cudaGraph_t graph = nullptr;
-  cudaGraphExec_t exec = nullptr;
-  JP_CUDA(cudaStreamBeginCapture(st, cudaStreamCaptureModeThreadLocal));
-  enqueue();
-  JP_CUDA(cudaStreamEndCapture(st, &graph));
-  JP_CUDA(cudaGraphInstantiate(&exec, graph, 0));
+  const CapturedGraph g(st, enqueue);
+  const cudaGraphExec_t exec = g.exec();
+  std::FILE* f = std::fopen(path, "w");
+  if (f == nullptr) {
+    std::fprintf(stderr, "jetpipe-bench: cannot write the block trace to %s\n", path);
+    cudaFree(buf);
+    cudaFree(n);
+    return;
+  }
   setup(buf);
   JP_CUDA(cudaDeviceSynchronize());
   for (int i = 0; i < 20; ++i) JP_CUDA(cudaGraphLaunch(exec, st));
   JP_CUDA(cudaStreamSynchronize(st));
-  std::FILE* f = std::fopen(path, "w");
   std::fprintf(f, "replay,kernel,block,smid,t0,t1,t2\n");
   std::vector<BlockTraceRec> host(kCap);
   for (int r = 0; r < 10; ++r) {
@@ -178,8 +193,6 @@ void trace_chain(Bench& b, const std::function<void()>& enqueue, const std::stri
   std::fclose(f);
   setup(nullptr);
   JP_CUDA(cudaDeviceSynchronize());
-  cudaGraphExecDestroy(exec);
-  cudaGraphDestroy(graph);
   cudaFree(buf);
   cudaFree(n);
 }
@@ -399,9 +412,8 @@ void bench_pipeline(Bench& b) {
         &blocks, dev::harris_tiled_kernel<dev::kHtRows, dev::kHtThreads>, dev::kHtThreads, 0));
     cudaFuncAttributes fa{};
     JP_CUDA(cudaFuncGetAttributes(&fa, dev::harris_tiled_kernel<dev::kHtRows, dev::kHtThreads>));
-    std::printf(
-        "harris_tiled: occupancy %d blocks/SM, %d registers, %zu static smem, carveout %d\n",
-        blocks, fa.numRegs, fa.sharedSizeBytes, fa.preferredShmemCarveout);
+    std::printf("harris_tiled: occupancy %d blocks/SM, %d registers, %zu static smem\n", blocks,
+                fa.numRegs, fa.sharedSizeBytes);
   }
 #endif
 
