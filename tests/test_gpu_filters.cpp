@@ -425,16 +425,19 @@ TEST(GpuGaussianWide, Width16384) {
 #endif
 }
 
-// gaussian fused with to_gray: a BGR8 / RGB8 source is read as its to_gray image. Equals to_gray_ref
-// then gaussian_ref, bit for bit, for every border, the fast kernel's radii and the tile engine's
-// (ksize 11), the identity (ksize 1), three layouts (cudaMallocPitch; rows padded by 13 bytes; an
-// ROI at x offset 1: byte loads), as one launch and as two uneven row strips.
+// gaussian fused with to_gray: a BGR8 / RGB8 source is read as its to_gray image. Equals
+// to_gray_ref then gaussian_ref, bit for bit, for every border, the fast kernel's radii
+// (ksize 3..9) and the tile engine's (ksize 11), the identity (ksize 1), three layouts
+// (cudaMallocPitch; rows padded by 13 bytes; an ROI at x offset 1: byte loads), as one launch and
+// as two uneven row strips.
 TEST(GpuGaussianColour, MatchesToGrayThenTwin) {
   JP_REQUIRE_GPU();
 #if JETPIPE_HAVE_CUDA
   std::mt19937 rng(fresh_seed());
   std::vector<Size2> sizes = kSizes;
   sizes.push_back({1000, 40});
+  sizes.push_back({517, 19});   // the fast kernel: one strip and a right edge tile of 21 columns
+  sizes.push_back({1441, 16});  // a strip moved left onto x0_last; the fewest rows it takes
   sizes.push_back(kBig);
   for (const Size2& sz : sizes) {
     for (PixelFormat f : {PixelFormat::kBgr8, PixelFormat::kRgb8}) {
@@ -450,7 +453,7 @@ TEST(GpuGaussianColour, MatchesToGrayThenTwin) {
         const ImageView want_src = layout == 2 ? gray_roi.view() : gray.view();
         for (int bi = 0; bi < kBorderCount; ++bi) {
           if (sz.w == kBig.w && bi != 1 && bi != 5) continue;  // big: constant77 and wrap only
-          for (int ksize : {1, 3, 5, 7, 11}) {
+          for (int ksize : {1, 3, 5, 7, 9, 11}) {
             const GaussianParams p = resolve_gaussian(ksize, 0, kBorders[bi].border);
             SCOPED_TRACE(std::to_string(sz.w) + "x" + std::to_string(sz.h) + " " + to_string(f) +
                          " layout " + std::to_string(layout) + " " + kBorders[bi].name +

@@ -241,6 +241,29 @@ struct BgrSrc : GlobalSrc {
     if (r == nullptr) return splat16(fill4);
     return inside16(r, x);
   }
+  // chunk_in in two steps (x a multiple of 16, vec), so that a thread has several chunks' loads in
+  // flight before the first conversion waits (the staged kernel, filter_fast.cuh): load_in issues
+  // the three 16-byte loads (unconditionally: a constant border's row reads row 0 and is
+  // replaced), convert_in makes the gray chunk of them.
+  struct Raw {
+    uint4 a, b, c;
+    bool fill;
+  };
+  __device__ __forceinline__ Raw load_in(Row r, int x) const {
+    Raw v;
+    v.fill = r == nullptr;
+    const uint4* q = reinterpret_cast<const uint4*>((v.fill ? data : r) + 3 * x);
+    v.a = __ldg(q);
+    v.b = __ldg(q + 1);
+    v.c = __ldg(q + 2);
+    return v;
+  }
+  __device__ __forceinline__ uint4 convert_in(const Raw& v) const {
+    const std::uint32_t w[12] = {v.a.x, v.a.y, v.a.z, v.a.w, v.b.x, v.b.y,
+                                 v.b.z, v.b.w, v.c.x, v.c.y, v.c.z, v.c.w};
+    const uint4 g = convert16(w);
+    return v.fill ? splat16(fill4) : g;
+  }
 
   __device__ __forceinline__ std::uint8_t pixel(Row r, int x) const {
     if (r == nullptr) return static_cast<std::uint8_t>(fill4);
