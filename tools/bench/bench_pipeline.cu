@@ -27,6 +27,7 @@
 #include <string>
 #include <vector>
 
+#include "kernels/block/filter_fast.cuh"
 #include "kernels/block/harris_tiled.cuh"
 #include "kernels/block/pdl.cuh"
 #include "kernels/detect.h"
@@ -452,14 +453,15 @@ void bench_pipeline(Bench& b) {
   // candidates, the finish) as empty kernels of the same grids, one graph node each: what the
   // graph's start and its node boundaries cost before any work.
   {
-    // The fused gaussian's 1-D strip grid: 406 blocks of 128 threads at 1080p, the only size this
-    // area runs (docs/PERFORMANCE.md, sixth session).
-    const unsigned blocks_gauss = 406;
+    // The fused gray + gaussian's grid: the staged kernel's (kernels/block/filter_fast.cuh), a
+    // block of kStagedThreads per 480 output columns and 8 · kStagedRows rows (272 at 1080p).
+    const unsigned blocks_gauss =
+        dev::div_up(w, dev::kFastWarpOut) * dev::div_up(h, dev::kStagedWarps * dev::kStagedRows);
     const unsigned tiles_harris = dev::div_up(w, dev::kHtTile) * dev::div_up(h, dev::kHtRows);
     const unsigned tiles_detect = dev::div_up(w, 64) * dev::div_up(h, 32);  // detect.cu's 64 × 32
     const bool early = dev::pdl_early();
     const std::pair<unsigned, unsigned> shapes[] = {
-        {blocks_gauss, 128},
+        {blocks_gauss, dev::kStagedThreads},
         {tiles_harris, dev::kHtThreads},
         {tiles_detect, 256},
         {static_cast<unsigned>(dev::device_info().sm_count), 256}};
