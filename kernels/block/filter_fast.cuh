@@ -485,6 +485,11 @@ inline int fast_rows_forced() {
   return n;
 }
 
+// The rows a warp of a launch: the caller's (> 0), else JETPIPE_FAST_ROWS's, else `policy`.
+inline int launch_rows(int asked, int policy) {
+  return asked > 0 ? asked : fast_rows_forced() > 0 ? fast_rows_forced() : policy;
+}
+
 // The separable engine's store for the fast kernel's epilogues (views the fast kernel does not
 // take).
 template <class Epi>
@@ -544,9 +549,7 @@ cudaError_t launch_fast_separable(const Src& src, const int* kx, const int* ky, 
   if constexpr (std::is_same_v<Src, BgrSrc> && std::is_same_v<Epi, GaussQ16Epilogue>) {
     if (staged_enabled()) {
       return launch_fast_staged(src, a, ksize / 2, y0, y1, epi, stream,
-                                rows_per_warp > 0        ? rows_per_warp
-                                : fast_rows_forced() > 0 ? fast_rows_forced()
-                                                         : kStagedRows);
+                                launch_rows(rows_per_warp, kStagedRows));
     }
   }
   // Strips at 16 + 480·w while they fit; the rest of the row either goes to the right edge tile (≤
@@ -560,10 +563,8 @@ cudaError_t launch_fast_separable(const Src& src, const int* kx, const int* ky, 
   }
   const FilterPolicy& pol = current_filter_policy();
   a.grid = StripGrid(y0, y1, static_cast<int>(div_up(a.warps_fast, kFastThreads / 32)),
-                     rows_per_warp > 0        ? rows_per_warp
-                     : fast_rows_forced() > 0 ? fast_rows_forced()
-                                              : fast_rows_per_warp(ksize / 2, width, y1 - y0,
-                                                                   device_info().sm_count, pol),
+                     launch_rows(rows_per_warp, fast_rows_per_warp(ksize / 2, width, y1 - y0,
+                                                                   device_info().sm_count, pol)),
                      kSepTileH);
   const unsigned grid = a.grid.blocks();
   a.grid.early = pdl_early();
