@@ -4,13 +4,14 @@
 //
 // Each thread writes 16 pixels (kernels/block/map_rows.cuh): where the source row lines up with the
 // destination (3·x of the first aligned output pixel is 16-byte aligned in the source: pitched
-// images, ROIs at equal x), three 16-byte loads, 16 × (3 byte extracts, 3 IMAD, 1 shift), one
-// 16-byte store; elsewhere byte by byte.
+// images, ROIs at equal x), three 16-byte loads, dev::gray16 (kernels/block/gray16.cuh: 68
+// instructions, dp4a), one 16-byte store; elsewhere byte by byte.
 #include <cuda_runtime.h>
 
 #include <algorithm>
 #include <cstdint>
 
+#include "kernels/block/gray16.cuh"
 #include "kernels/block/launch_config.cuh"
 #include "kernels/block/map_rows.cuh"
 #include "kernels/to_gray.h"
@@ -33,22 +34,6 @@ __device__ __forceinline__ unsigned gray(unsigned c0, unsigned c1, unsigned c2) 
   return kBgr ? to_gray_y(c2, c1, c0) : to_gray_y(c0, c1, c2);
 }
 
-template <int J>
-__device__ __forceinline__ unsigned byte_at(const unsigned (&w)[12]) {
-  return (w[J >> 2] >> (8 * (J & 3))) & 0xffu;
-}
-
-template <bool kBgr, int P>
-__device__ __forceinline__ unsigned pixel(const unsigned (&w)[12]) {
-  return gray<kBgr>(byte_at<3 * P>(w), byte_at<3 * P + 1>(w), byte_at<3 * P + 2>(w));
-}
-
-template <bool kBgr, int Q>  // output word Q: pixels 4Q .. 4Q + 3
-__device__ __forceinline__ unsigned out_word(const unsigned (&w)[12]) {
-  return pixel<kBgr, 4 * Q>(w) | (pixel<kBgr, 4 * Q + 1>(w) << 8) |
-         (pixel<kBgr, 4 * Q + 2>(w) << 16) | (pixel<kBgr, 4 * Q + 3>(w) << 24);
-}
-
 template <bool kBgr>
 __global__ void __launch_bounds__(256) to_gray_kernel(const GrayArgs a) {
   for (int r = blockIdx.y; r < a.rows; r += gridDim.y) {
@@ -65,8 +50,7 @@ __global__ void __launch_bounds__(256) to_gray_kernel(const GrayArgs a) {
         const uint4 v0 = sv[0], v1 = sv[1], v2 = sv[2];
         const unsigned w[12] = {v0.x, v0.y, v0.z, v0.w, v1.x, v1.y,
                                 v1.z, v1.w, v2.x, v2.y, v2.z, v2.w};
-        *reinterpret_cast<uint4*>(d + x) = make_uint4(out_word<kBgr, 0>(w), out_word<kBgr, 1>(w),
-                                                      out_word<kBgr, 2>(w), out_word<kBgr, 3>(w));
+        *reinterpret_cast<uint4*>(d + x) = dev::gray16(w, gray_weights(!kBgr));
       } else {
         for (int k = 0; k < n; ++k) {
           const std::uint8_t* p = s + 3 * (x + k);

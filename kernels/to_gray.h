@@ -20,6 +20,20 @@ JP_HD unsigned to_gray_y(unsigned r, unsigned g, unsigned b) {
   return (r * kToGrayR + g * kToGrayG + b * kToGrayB + (1u << (kToGrayShift - 1))) >> kToGrayShift;
 }
 
+// The doubled weights' high and low bytes (2c = 256·hi + lo) for a pixel's bytes 0, 1, 2 in
+// bytes 0, 1, 2 of a word, byte 3 zero: the GPU's conversion with dp4a (kernels/block/gray16.cuh).
+// w0, w2: the weights of a pixel's bytes 0 and 2 (B and R for BGR, swapped for RGB).
+struct GrayWeights {
+  unsigned hi, lo;
+};
+JP_HD constexpr GrayWeights gray_weights(unsigned w0, unsigned w2) {
+  return {(2 * w0 >> 8) | (2 * kToGrayG >> 8) << 8 | (2 * w2 >> 8) << 16,
+          (2 * w0 & 0xffu) | (2 * kToGrayG & 0xffu) << 8 | (2 * w2 & 0xffu) << 16};
+}
+JP_HD constexpr GrayWeights gray_weights(bool rgb) {
+  return rgb ? gray_weights(kToGrayR, kToGrayB) : gray_weights(kToGrayB, kToGrayR);
+}
+
 // Writes output rows [y0, y1) of dst (GRAY8, same size as src).
 void to_gray_ref(const ImageView& src, const ImageView& dst, int y0, int y1);
 

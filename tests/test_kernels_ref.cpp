@@ -330,6 +330,28 @@ TEST(ToGrayRefAll, EveryColourMatchesCvtColor) {
 #endif
 }
 
+// The GPU's conversion (kernels/block/gray16.cuh) on the host: t = 256·dp4a(v, hi) + dp4a(v, lo)
+// + 2^15 must stay below 2^24 and have to_gray_y in its byte 2, for every colour and both orders.
+TEST(ToGrayRefAll, Dp4aWeightsGiveToGrayYForEveryColour) {
+  const auto dp4a = [](unsigned v, unsigned w, unsigned c) {
+    for (int i = 0; i < 4; ++i) c += ((v >> 8 * i) & 255u) * ((w >> 8 * i) & 255u);
+    return c;
+  };
+  for (bool rgb : {false, true}) {
+    const GrayWeights k = gray_weights(rgb);
+    ASSERT_EQ(k.hi >> 24, 0u);
+    ASSERT_EQ(k.lo >> 24, 0u);
+    long long wrong = 0;
+    for (unsigned c = 0; c < (1u << 24); ++c) {
+      const unsigned t = (dp4a(c, k.hi, 0) << 8) + dp4a(c, k.lo, 1u << 15);
+      const unsigned b0 = c & 255, b1 = (c >> 8) & 255, b2 = c >> 16;
+      const unsigned y = rgb ? to_gray_y(b0, b1, b2) : to_gray_y(b2, b1, b0);
+      wrong += t >= (1u << 24) || ((t >> 16) & 255u) != y;
+    }
+    EXPECT_EQ(wrong, 0) << (rgb ? "RGB" : "BGR");
+  }
+}
+
 // ---- gaussian
 // ----------------------------------------------------------------------------------------
 

@@ -81,6 +81,7 @@ inline BgrSrc make_bgr_src(const ImageView& v, const Border& border) {
   const bool rgb = v.format == PixelFormat::kRgb8;
   s.w0 = rgb ? kToGrayR : kToGrayB;  // byte 0: R of RGB, B of BGR
   s.w2 = rgb ? kToGrayB : kToGrayR;
+  s.bytes = gray_weights(rgb);
   return s;
 }
 inline bool is_colour(const ImageView& v) {

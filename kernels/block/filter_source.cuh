@@ -25,6 +25,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "kernels/block/gray16.cuh"
 #include "kernels/texture.h"
 #include "kernels/to_gray.h"
 #include "pipeline/core/border.h"
@@ -200,6 +201,7 @@ struct GlobalSrc {
 // reads below convert. The constant border applies to the gray image (fill4), as after to_gray.
 struct BgrSrc : GlobalSrc {
   std::uint32_t w0, w2;  // the weights of bytes 0 and 2 of a pixel (B and R for BGR; swapped: RGB)
+  GrayWeights bytes;     // w0, kToGrayG, w2 as gray16 takes them (kernels/block/gray16.cuh)
 
   __device__ __forceinline__ std::uint32_t gray(std::uint32_t b0, std::uint32_t b1,
                                                 std::uint32_t b2) const {
@@ -207,17 +209,7 @@ struct BgrSrc : GlobalSrc {
   }
   // 16 gray pixels from 48 colour bytes in 12 words (byte k of the run in word k / 4).
   __device__ __forceinline__ uint4 convert16(const std::uint32_t (&w)[12]) const {
-    std::uint32_t g[16];
-#pragma unroll
-    for (int i = 0; i < 16; ++i) {
-      const int k = 3 * i;
-      const std::uint32_t b0 = __byte_perm(w[k / 4], 0, 0x4440 + (k % 4));
-      const std::uint32_t b1 = __byte_perm(w[(k + 1) / 4], 0, 0x4440 + ((k + 1) % 4));
-      const std::uint32_t b2 = __byte_perm(w[(k + 2) / 4], 0, 0x4440 + ((k + 2) % 4));
-      g[i] = gray(b0, b1, b2);
-    }
-    return make_uint4(pack4(g[0], g[1], g[2], g[3]), pack4(g[4], g[5], g[6], g[7]),
-                      pack4(g[8], g[9], g[10], g[11]), pack4(g[12], g[13], g[14], g[15]));
+    return gray16(w, bytes);
   }
   // Pixels x .. x + 15 of a row inside the image (0 ≤ x ≤ width − 16).
   __device__ __forceinline__ uint4 inside16(Row r, int x) const {
