@@ -120,15 +120,21 @@ __device__ __forceinline__ void unpack_lane(const Raw<LC>& v, std::uint32_t (&e)
   }
 }
 
-// Integers to double without rounding or a conversion unit: the double with bits 0x43300000'lo is
-// 2^52 + lo (lo < 2^32), and the difference with 2^52 (+ 2^31 for the biased signed value) is
-// exact.
-__device__ __forceinline__ double u32_to_double(std::uint32_t v) {
-  return __dsub_rn(__hiloint2double(0x43300000, static_cast<int>(v)), 4503599627370496.0);
-}
-__device__ __forceinline__ double i32_to_double(std::uint32_t v) {  // v: an int32's bits
-  return __dsub_rn(__hiloint2double(0x43300000, static_cast<int>(v ^ 0x80000000u)),
-                   4503601774854144.0);
+// harris_response of three exact 32-bit sums (sxx, syy unsigned; sxy an int32's bits), without a
+// conversion unit and with each conversion folded into its scaling: the double with bits
+// 0x43300000'v is X = 2^52 + v (v < 2^32), and with C = −2^52·s2 (exact: s2 scaled by a power of
+// two) fma(X, s2, C) is v·s2 rounded once, i.e. __dmul_rn((double)v, s2). b enters the response
+// only as b·b, where |sxy| gives the same bits (rounding is symmetric). So the same bits as
+// harris_response((double)sxx, (double)sxy, (double)syy, s2, k) with one double operation a sum
+// (before: an exact subtraction of 2^52, then the multiplication).
+__device__ __forceinline__ float harris_response_u32(std::uint32_t sxx, std::uint32_t sxy,
+                                                     std::uint32_t syy, double s2, double k) {
+  const double c = __dmul_rn(-4503599627370496.0, s2);  // exact; hoisted out of the loops
+  const std::uint32_t axy = static_cast<std::uint32_t>(abs(static_cast<int>(sxy)));
+  const double a = __fma_rn(__hiloint2double(0x43300000, static_cast<int>(sxx)), s2, c);
+  const double b = __fma_rn(__hiloint2double(0x43300000, static_cast<int>(axy)), s2, c);
+  const double d = __fma_rn(__hiloint2double(0x43300000, static_cast<int>(syy)), s2, c);
+  return harris_response_scaled(a, b, d, k);
 }
 
 // Returns the maximum of the values this lane wrote (−inf where none).
@@ -281,8 +287,7 @@ __device__ __forceinline__ float harris_strip(const Src& src, const HarrisFastAr
               sxy += exy[k + BS - 1] - exy[k - 1];
               syy += eyy[k + BS - 1] - eyy[k - 1];
             }
-            out[k] = harris_response(u32_to_double(sxx), i32_to_double(sxy), u32_to_double(syy),
-                                     a.s2, a.k);
+            out[k] = harris_response_u32(sxx, sxy, syy, a.s2, a.k);
           }
           if (out_lane) {
 #pragma unroll

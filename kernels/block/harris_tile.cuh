@@ -46,14 +46,15 @@ struct HarrisArgs {
 };
 
 // R from the exact sums (as doubles: exact, |sum| < 2^47), harris.h's operations in its order.
-__device__ __forceinline__ float harris_response(double sxx, double sxy, double syy, double s2,
-                                                 double k) {
-  const double a = __dmul_rn(sxx, s2);
-  const double b = __dmul_rn(sxy, s2);
-  const double c = __dmul_rn(syy, s2);
+// From a = sxx·s2, b = sxy·s2, c = syy·s2 (each rounded once): the rest of the evaluation.
+__device__ __forceinline__ float harris_response_scaled(double a, double b, double c, double k) {
   const double det = __dsub_rn(__dmul_rn(a, c), __dmul_rn(b, b));
   const double tr = __dadd_rn(a, c);
   return __double2float_rn(__dsub_rn(det, __dmul_rn(__dmul_rn(k, tr), tr)));
+}
+__device__ __forceinline__ float harris_response(double sxx, double sxy, double syy, double s2,
+                                                 double k) {
+  return harris_response_scaled(__dmul_rn(sxx, s2), __dmul_rn(sxy, s2), __dmul_rn(syy, s2), k);
 }
 
 __host__ __device__ inline int ceil16(int v) { return (v + 15) & ~15; }

@@ -35,6 +35,7 @@ namespace jetpipe::dev {
 constexpr int kHtTile = 64;  // output columns a tile
 constexpr int kHtRows = 64;  // output rows a tile (96 was slower in the 1080p chain)
 constexpr int kHtThreads = 256;
+constexpr int kHtUnroll = 4;  // the response rows' loop: whole (8) spilled 8 bytes, 2 spilled 4
 constexpr int kHtBlurW = kHtTile + 4;  // blur region's columns
 constexpr int kHtCellW = kHtTile + 2;  // cell region's columns
 constexpr int kHtBlurWords = 18;  // words loaded a blur row: the Sobel reads 8 bytes from 4·16
@@ -154,74 +155,73 @@ __device__ __forceinline__ void ht_cells(Smem& sm) {
   }
 }
 
+// The 3-cell sums of tensor row tr of a tile's cells for the thread's two output columns (cells
+// c .. c + 3: c .. c + 2 for the first, c + 1 .. c + 3 for the second).
+struct HtRowSums {
+  std::uint32_t xx[2], xy[2], yy[2];
+};
+template <class Smem>
+__device__ __forceinline__ HtRowSums ht_row_sums(const Smem& sm, int tr, int c) {
+  const uint2 w01 = *reinterpret_cast<const uint2*>(&sm.cell[tr][c]);
+  const uint2 w23 = *reinterpret_cast<const uint2*>(&sm.cell[tr][c + 2]);
+  const std::uint32_t w[4] = {w01.x, w01.y, w23.x, w23.y};
+  std::uint32_t pxx[4], pxy[4], pyy[4];
+#pragma unroll
+  for (int q = 0; q < 4; ++q) {
+    const int dx = static_cast<int>(static_cast<std::int16_t>(w[q] & 0xffffu));
+    const int dy = static_cast<int>(w[q]) >> 16;
+    pxx[q] = static_cast<std::uint32_t>(dx * dx);
+    pxy[q] = static_cast<std::uint32_t>(dx * dy);
+    pyy[q] = static_cast<std::uint32_t>(dy * dy);
+  }
+  const std::uint32_t mxx = pxx[1] + pxx[2], mxy = pxy[1] + pxy[2], myy = pyy[1] + pyy[2];
+  return {{mxx + pxx[0], mxx + pxx[3]}, {mxy + pxy[0], mxy + pxy[3]}, {myy + pyy[0], myy + pyy[3]}};
+}
+
 // The box sums and the response of a tile: the 3 × 3 box sums of the cells' products and the
 // response, 2 columns and kR5 rows a thread; writes rows < y1 and columns < W, and gathers their
-// maximum.
+// maximum. The first two rows' sums come before the loop, the conversions are folded into the
+// scaling (harris_response_u32), and the response row's address steps by the pitch.
 template <int TH, int NT, class Smem, class Args>
 __device__ __forceinline__ void ht_response(const Smem& sm, const Args& a, int tx0, int ty0) {
   using G = HtGeom<TH, NT>;
   const int tid = threadIdx.x;
-  const int W = a.width;
   const int c = 2 * (tid & 31), band = tid >> 5;  // bands of kR5 rows
-  const int X = tx0 + c;
+  const int X = tx0 + c, Y0 = ty0 + G::kR5 * band;
+  const bool in0 = X < a.width, in1 = X + 1 < a.width;
+  const int rows = min(G::kR5, a.y1 - Y0);  // rows to write (≤ 0: none)
+  std::uint8_t* d =
+      a.resp + static_cast<std::size_t>(Y0) * a.resp_pitch + 4 * static_cast<std::size_t>(X);
   float m = -INFINITY;
-  // The 3-cell sums of the two tensor rows before this one (a: two rows up, b: one). The loop is
-  // unrolled by 2 only: fully unrolled (14 rows at TH 96) the compiler's hoisting spilled.
-  std::uint32_t axx[2] = {}, axy[2] = {}, ayy[2] = {}, bxx[2] = {}, bxy[2] = {}, byy[2] = {};
-#pragma unroll 2
-  for (int j = 0; j < G::kR5 + 2; ++j) {
-    const int tr = G::kR5 * band + j;
-    const uint2 w01 = *reinterpret_cast<const uint2*>(&sm.cell[tr][c]);
-    const uint2 w23 = *reinterpret_cast<const uint2*>(&sm.cell[tr][c + 2]);
-    const std::uint32_t w[4] = {w01.x, w01.y, w23.x, w23.y};
-    std::uint32_t pxx[4], pxy[4], pyy[4];
-#pragma unroll
-    for (int q = 0; q < 4; ++q) {
-      const int dx = static_cast<int>(static_cast<std::int16_t>(w[q] & 0xffffu));
-      const int dy = static_cast<int>(w[q]) >> 16;
-      pxx[q] = static_cast<std::uint32_t>(dx * dx);
-      pxy[q] = static_cast<std::uint32_t>(dx * dy);
-      pyy[q] = static_cast<std::uint32_t>(dy * dy);
-    }
-    const std::uint32_t mxx = pxx[1] + pxx[2], mxy = pxy[1] + pxy[2], myy = pyy[1] + pyy[2];
-    const std::uint32_t cxx[2] = {mxx + pxx[0], mxx + pxx[3]};
-    const std::uint32_t cxy[2] = {mxy + pxy[0], mxy + pxy[3]};
-    const std::uint32_t cyy[2] = {myy + pyy[0], myy + pyy[3]};
-    if (j >= 2) {
-      const int Y = ty0 + G::kR5 * band + j - 2;
-      float r[2];
-#pragma unroll
-      for (int q = 0; q < 2; ++q) {
-        r[q] = harris_response(u32_to_double(axx[q] + bxx[q] + cxx[q]),
-                               i32_to_double(axy[q] + bxy[q] + cxy[q]),
-                               u32_to_double(ayy[q] + byy[q] + cyy[q]), a.s2, a.k);
-      }
-      if (Y < a.y1 && X < W) {
-        float* d =
-            reinterpret_cast<float*>(a.resp + static_cast<std::size_t>(Y) * a.resp_pitch) + X;
-        m = fmaxf(m, r[0]);
-        if (X + 1 < W) {
-          m = fmaxf(m, r[1]);
-          if (a.resp_pairs) {
-            *reinterpret_cast<float2*>(d) = make_float2(r[0], r[1]);
-          } else {
-            d[0] = r[0];
-            d[1] = r[1];
-          }
-        } else {
-          d[0] = r[0];
-        }
-      }
-    }
+  HtRowSums s0 = ht_row_sums(sm, G::kR5 * band, c);
+  HtRowSums s1 = ht_row_sums(sm, G::kR5 * band + 1, c);
+#pragma unroll(kHtUnroll)
+  for (int j = 0; j < G::kR5; ++j) {
+    const HtRowSums s2 = ht_row_sums(sm, G::kR5 * band + j + 2, c);
+    float r[2];
 #pragma unroll
     for (int q = 0; q < 2; ++q) {
-      axx[q] = bxx[q];
-      axy[q] = bxy[q];
-      ayy[q] = byy[q];
-      bxx[q] = cxx[q];
-      bxy[q] = cxy[q];
-      byy[q] = cyy[q];
+      r[q] = harris_response_u32(s0.xx[q] + s1.xx[q] + s2.xx[q], s0.xy[q] + s1.xy[q] + s2.xy[q],
+                                 s0.yy[q] + s1.yy[q] + s2.yy[q], a.s2, a.k);
     }
+    if (j < rows && in0) {
+      float* p = reinterpret_cast<float*>(d);
+      m = fmaxf(m, r[0]);
+      if (in1) {
+        m = fmaxf(m, r[1]);
+        if (a.resp_pairs) {
+          *reinterpret_cast<float2*>(p) = make_float2(r[0], r[1]);
+        } else {
+          p[0] = r[0];
+          p[1] = r[1];
+        }
+      } else {
+        p[0] = r[0];
+      }
+    }
+    d += a.resp_pitch;
+    s0 = s1;
+    s1 = s2;
   }
   if (a.max_key == nullptr && a.bands == nullptr) return;
   const std::uint32_t key = warp_max_key(m);
@@ -241,7 +241,7 @@ __device__ __forceinline__ void ht_response(const Smem& sm, const Args& a, int t
 // TH = kHtRows, NT = kHtThreads (a template, as the other kernels in headers, so that a file
 // including this one does not define the kernel again).
 template <int TH, int NT>
-__global__ void __launch_bounds__(NT, 4) harris_tiled_kernel(const HarrisTiledArgs a) {
+__global__ void __launch_bounds__(NT, 5) harris_tiled_kernel(const HarrisTiledArgs a) {
   using G = HtGeom<TH, NT>;
   constexpr int kBlurH = G::kBlurH, kCellH = G::kCellH;
   constexpr int kUnits = kHtBlurWords * kBlurH;  // words of the blur region
