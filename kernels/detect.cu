@@ -246,6 +246,53 @@ __device__ __forceinline__ int nms_rows_end(const NmsArgs& a, int r) {
   return min(a.v.height, a.y1 + r);
 }
 
+// load_tile for a compiled radius over 16-byte aligned F32 rows, where the tile's loads lie inside
+// the image and the rows (every tile but the image's edge ones; false, nothing done, otherwise):
+// a thread's 16-byte loads (kPer: 3 for R = 4) all issued before its first store to shared
+// memory, without a test a value. The general loop below does one load and its stores after the
+// other with tests (about 70 instructions a 16-byte load, each load waited for).
+template <int R>
+__device__ __forceinline__ bool load_tile_f32(const NmsArgs& a, int tx0, int ty0, int rows_end,
+                                              float* tile) {
+  constexpr int kW = Policy::kTileW, kRW = kW + 2 * R, kRWp = kRW | 1, kRH = Policy::kTileH + 2 * R;
+  constexpr int kLead = 4 * ((R + 3) / 4);       // columns loaded left of the tile (≥ R)
+  constexpr int kN4 = (kW + R + kLead + 3) / 4;  // 16-byte loads a row
+  constexpr int kTotal = kRH * kN4;
+  constexpr int kPer = (kTotal + Policy::kThreads - 1) / Policy::kThreads;
+  constexpr bool kAllCols = kLead == R && 4 * kN4 == kRW;  // every loaded column is a tile column
+  const int xa = tx0 - kLead;                              // a multiple of 4: tx0 is one of 64
+  const int y_first = ty0 - R;
+  const bool inner = xa >= 0 && xa + 4 * kN4 <= a.v.width && y_first >= 0 &&
+                     y_first + kRH <= rows_end;  // uniform over the block
+  if (!inner) return false;
+  float4 q[kPer];
+#pragma unroll
+  for (int k = 0; k < kPer; ++k) {
+    const int i = static_cast<int>(threadIdx.x) + k * Policy::kThreads;
+    if (k + 1 < kPer || i < kTotal) {
+      const int ry = i / kN4, c = i - ry * kN4;
+      const float* row = reinterpret_cast<const float*>(
+          a.v.data + static_cast<std::size_t>(y_first + ry) * a.v.pitch);
+      q[k] = __ldg(reinterpret_cast<const float4*>(row + xa) + c);
+    }
+  }
+#pragma unroll
+  for (int k = 0; k < kPer; ++k) {
+    const int i = static_cast<int>(threadIdx.x) + k * Policy::kThreads;
+    if (k + 1 < kPer || i < kTotal) {
+      const int ry = i / kN4, c = i - ry * kN4;
+      const float e[4] = {q[k].x, q[k].y, q[k].z, q[k].w};
+      float* dst = tile + ry * kRWp;
+#pragma unroll
+      for (int j = 0; j < 4; ++j) {
+        const int col = 4 * c + j - (kLead - R);
+        if (kAllCols || (col >= 0 && col < kRW)) dst[col] = e[j];
+      }
+    }
+  }
+  return true;
+}
+
 // Loads the tile and its halo (−inf outside the image and past nms_rows_end) into tile[RH][RWp].
 template <class T, int R>
 __device__ __forceinline__ void load_tile(const NmsArgs& a, int r_rt, int tx0, int ty0,
@@ -253,6 +300,9 @@ __device__ __forceinline__ void load_tile(const NmsArgs& a, int r_rt, int tx0, i
   const int r = R >= 0 ? R : r_rt;
   const int rw = Policy::kTileW + 2 * r, rwp = rw | 1, rh = Policy::kTileH + 2 * r;
   const int rows_end = nms_rows_end(a, r);
+  if constexpr (std::is_same_v<T, float> && R >= 0) {
+    if (a.vec && load_tile_f32<R>(a, tx0, ty0, rows_end, tile)) return;
+  }
   if constexpr (std::is_same_v<T, float>) {
     if (a.vec) {
       // 16-byte loads from the 4-aligned column at or left of the halo's first one: every thread
