@@ -103,53 +103,63 @@ __device__ __forceinline__ void fill_outside(T* buf, int stride, int rw, int rh,
   }
 }
 
-// Blur pixels 4u .. 4u + 5 of blur row br.
+// Blur pixels 4u .. 4u + 5 of blur row br as 16-bit lanes: e = (p0, p2), o = (p1, p3),
+// f = (p4, p5), each pair (lane 0, lane 1) in one word.
+struct HtPx6 {
+  std::uint32_t e, o, f;
+};
 template <class Smem>
-__device__ __forceinline__ void blur_px6(const Smem& sm, int br, int u, int (&px)[6]) {
+__device__ __forceinline__ HtPx6 blur_px6(const Smem& sm, int br, int u) {
   const std::uint32_t* s = reinterpret_cast<const std::uint32_t*>(&sm.blur[br][4 * u]);
   const std::uint32_t w0 = s[0], w1 = s[1];
-#pragma unroll
-  for (int q = 0; q < 4; ++q) px[q] = (w0 >> (8 * q)) & 0xff;
-  px[4] = w1 & 0xff;
-  px[5] = (w1 >> 8) & 0xff;
+  return {__byte_perm(w0, 0, 0x4240), __byte_perm(w0, 0, 0x4341), __byte_perm(w1, 0, 0x4140)};
 }
 
 // The Sobel of a tile: Sobel → cells from sm.blur (TH + 4 rows), a unit of 4 cells and a band of
 // rows a thread. Cell (r, c) reads blur rows r .. r + 2 and columns c .. c + 2.
+// Two pixels a 32-bit operation, in 16-bit lanes that never carry into each other: column sums
+// vs = top + 2·mid + bottom ≤ 1020, differences vd + 256 = bottom + 256 − top ∈ [1, 511], and the
+// outputs in offset binary (v + 2^15: dx from vs' + 2^15 − vs, dy from the vd's weighted sum
+// + 2^15 − 1024), turned into two's complement by flipping each lane's top bit. A cell is
+// dx | dy << 16 with dx and dy 16-bit two's complement, as the response reads it. 42 SASS
+// instructions a row of 4 cells (sm_90) instead of 55 a pixel at a time.
 template <int TH, int NT, class Smem>
 __device__ __forceinline__ void ht_cells(Smem& sm) {
   using G = HtGeom<TH, NT>;
   constexpr int kBlurH = G::kBlurH, kCellH = G::kCellH;
+  constexpr std::uint32_t kHalf = 0x80008000u;  // 2^15 in each lane
   const int tid = threadIdx.x;
   if (tid < 17 * G::kB4) {
     const int u = tid % 17, b = tid / 17;
     const int r0 = G::kR4 * b;
-    int win[3][6];  // three blur rows, columns 4u .. 4u + 5
-    blur_px6(sm, min(r0, kBlurH - 1), u, win[0]);
-    blur_px6(sm, min(r0 + 1, kBlurH - 1), u, win[1]);
+    HtPx6 win[3];  // three blur rows, columns 4u .. 4u + 5
+    win[0] = blur_px6(sm, min(r0, kBlurH - 1), u);
+    win[1] = blur_px6(sm, min(r0 + 1, kBlurH - 1), u);
 #pragma unroll
     for (int j = 0; j < G::kR4; ++j) {
       const int r = r0 + j;
-      blur_px6(sm, min(r + 2, kBlurH - 1), u, win[(j + 2) % 3]);
+      win[(j + 2) % 3] = blur_px6(sm, min(r + 2, kBlurH - 1), u);
       if (r < kCellH) {
-        const int(&top)[6] = win[j % 3];
-        const int(&mid)[6] = win[(j + 1) % 3];
-        const int(&bot)[6] = win[(j + 2) % 3];
-        int vs[6], vd[6];
-#pragma unroll
-        for (int q = 0; q < 6; ++q) {
-          vs[q] = top[q] + 2 * mid[q] + bot[q];
-          vd[q] = bot[q] - top[q];
-        }
-        std::uint32_t out[4];
-#pragma unroll
-        for (int q = 0; q < 4; ++q) {
-          const int dx = vs[q + 2] - vs[q];
-          const int dy = vd[q] + 2 * vd[q + 1] + vd[q + 2];
-          out[q] =
-              (static_cast<std::uint32_t>(dx) & 0xffffu) | (static_cast<std::uint32_t>(dy) << 16);
-        }
-        *reinterpret_cast<uint4*>(&sm.cell[r][4 * u]) = make_uint4(out[0], out[1], out[2], out[3]);
+        const HtPx6& t = win[j % 3];
+        const HtPx6& m = win[(j + 1) % 3];
+        const HtPx6& d = win[(j + 2) % 3];
+        // Column sums and differences of columns (0, 2), (1, 3), (4, 5).
+        const std::uint32_t se = t.e + 2 * m.e + d.e, so = t.o + 2 * m.o + d.o,
+                            sf = t.f + 2 * m.f + d.f;
+        const std::uint32_t de = d.e + 0x01000100u - t.e, d_o = d.o + 0x01000100u - t.o,
+                            df = d.f + 0x01000100u - t.f;
+        // dx of cells (0, 2) and (1, 3): vs of columns (2, 4) and (3, 5) less (0, 2) and (1, 3).
+        const std::uint32_t dxe = __byte_perm(se, sf, 0x5432) + kHalf - se;
+        const std::uint32_t dxo = __byte_perm(so, sf, 0x7632) + kHalf - so;
+        // dy of cells (0, 2) = vd(0, 2) + 2·vd(1, 3) + vd(2, 4); of (1, 3) = vd(1, 3) + 2·vd(2, 4)
+        // + vd(3, 5); the 4 · 256 of the biased vd's taken back in the 2^15.
+        const std::uint32_t d24 = __byte_perm(de, df, 0x5432), d35 = __byte_perm(d_o, df, 0x7632);
+        const std::uint32_t dye = de + 2 * d_o + d24 + (kHalf - 0x04000400u);
+        const std::uint32_t dyo = d_o + 2 * d24 + d35 + (kHalf - 0x04000400u);
+        const std::uint32_t xe = dxe ^ kHalf, xo = dxo ^ kHalf, ye = dye ^ kHalf, yo = dyo ^ kHalf;
+        *reinterpret_cast<uint4*>(&sm.cell[r][4 * u]) =
+            make_uint4(__byte_perm(xe, ye, 0x5410), __byte_perm(xo, yo, 0x5410),
+                       __byte_perm(xe, ye, 0x7632), __byte_perm(xo, yo, 0x7632));
       }
     }
   }
