@@ -40,6 +40,15 @@
 
 namespace jetpipe::dev {
 
+// The wait orders plain loads, not every load: one made with __ldg (ld.global.nc) or a texture
+// fetch promises the compiler that the data does not change while the kernel runs, so it may place
+// it above this wait, where under PDL the kernel before may still be writing that data. Seen in the
+// twenty-ninth session: harris' tiled kernel with a simpler load condition issued its first blur
+// loads before ACQBULK (the wait in SASS), and the executor's equality tests failed in strips
+// (K = 4) on every run. tools/gpu/pdl-order.sh lists such loads from the SASS of every kernel
+// (tools/gpu/device-test.sh runs it; none on main). The fix where it flags one: make the source's
+// pointer an output of the wait's asm ("+l"), so every load through it depends on the wait; done in
+// every reader of the chain, that cost the 1080p chain 0.4-0.6 µs (H100), so it is not done ahead.
 __device__ __forceinline__ void pdl_wait() {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   asm volatile("griddepcontrol.wait;" ::: "memory");

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # On the GPU machine: configure, build (sm_90), run every test (GPU tests included) and the
-# regression suite; logs under $OUT. Usage: tools/gpu/device-test.sh [extra ctest args]
+# regression suite, then check the SASS for loads above a PDL wait (tools/gpu/pdl-order.sh); logs
+# under $OUT. Usage: tools/gpu/device-test.sh [extra ctest args]
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 OUT=${OUT:-/tmp/jetpipe-out}
@@ -16,4 +17,7 @@ grep -iE "warning" "$OUT/build.log" | head -20
 ctest --test-dir build-dev --output-on-failure -j 4 "$@" > "$OUT/ctest.log" 2>&1
 rc=$?
 grep -E "tests passed|tests failed|Failed|\*\*\*|Skipped|Not Run" "$OUT/ctest.log" | head -60
+# No global or texture load above a kernel's wait for the kernel before (kernels/block/pdl.cuh).
+tools/gpu/pdl-order.sh build-dev > "$OUT/pdl-order.txt" 2>&1 || rc=1
+tail -5 "$OUT/pdl-order.txt"
 exit $rc
