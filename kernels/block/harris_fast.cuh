@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // harris's fast kernel: one fused pass for ksize 3 and block_size BS = 3..7, exact integers up to
-// the three box sums, then harris_response() (harris_tile.cuh) in double: bit for bit the twin.
+// the three box sums, then harris_response_u32() (harris_tile.cuh) in double: bit for bit the twin.
 //
 // Work split (as filter_fast.cuh): a warp owns a strip of 32·LC input columns (lane l: columns
 // X0 − LC + LC·l, LC = 8 or 4 pixels, one 8- or 4-byte load per row) and writes the middle 30·LC
@@ -118,23 +118,6 @@ __device__ __forceinline__ void unpack_lane(const Raw<LC>& v, std::uint32_t (&e)
     e[2 * q] = __byte_perm(v.w[q], 0, 0x4140);
     e[2 * q + 1] = __byte_perm(v.w[q], 0, 0x4342);
   }
-}
-
-// harris_response of three exact 32-bit sums (sxx, syy unsigned; sxy an int32's bits), without a
-// conversion unit and with each conversion folded into its scaling: the double with bits
-// 0x43300000'v is X = 2^52 + v (v < 2^32), and with C = −2^52·s2 (exact: s2 scaled by a power of
-// two) fma(X, s2, C) is v·s2 rounded once, i.e. __dmul_rn((double)v, s2). b enters the response
-// only as b·b, where |sxy| gives the same bits (rounding is symmetric). So the same bits as
-// harris_response((double)sxx, (double)sxy, (double)syy, s2, k) with one double operation a sum
-// (before: an exact subtraction of 2^52, then the multiplication).
-__device__ __forceinline__ float harris_response_u32(std::uint32_t sxx, std::uint32_t sxy,
-                                                     std::uint32_t syy, double s2, double k) {
-  const double c = __dmul_rn(-4503599627370496.0, s2);  // exact; hoisted out of the loops
-  const std::uint32_t axy = static_cast<std::uint32_t>(abs(static_cast<int>(sxy)));
-  const double a = __fma_rn(__hiloint2double(0x43300000, static_cast<int>(sxx)), s2, c);
-  const double b = __fma_rn(__hiloint2double(0x43300000, static_cast<int>(axy)), s2, c);
-  const double d = __fma_rn(__hiloint2double(0x43300000, static_cast<int>(syy)), s2, c);
-  return harris_response_scaled(a, b, d, k);
 }
 
 // Returns the maximum of the values this lane wrote (−inf where none).

@@ -2,6 +2,8 @@
 // harris's exact pieces shared by its two kernels (kernels/harris.cu):
 //   harris_response()  the one double evaluation of harris.h, operation for operation (__d*_rn: no
 //                      contraction), from the three exact sums;
+//   harris_response_u32()  the same bits from 32-bit sums, each conversion folded into its scaling
+//                      (the fast and the tiled kernels);
 //   harris_tile()      the general tile engine: any ksize (1, 3, 5, 7) and block_size (1..31); the
 //                      standalone kernel's body and the fast kernel's edge columns.
 //
@@ -55,6 +57,23 @@ __device__ __forceinline__ float harris_response_scaled(double a, double b, doub
 __device__ __forceinline__ float harris_response(double sxx, double sxy, double syy, double s2,
                                                  double k) {
   return harris_response_scaled(__dmul_rn(sxx, s2), __dmul_rn(sxy, s2), __dmul_rn(syy, s2), k);
+}
+
+// harris_response of three exact 32-bit sums (sxx, syy unsigned; sxy an int32's bits), without a
+// conversion unit and with each conversion folded into its scaling: the double with bits
+// 0x43300000'v is X = 2^52 + v (v < 2^32), and with C = −2^52·s2 (exact: s2 scaled by a power of
+// two) fma(X, s2, C) is v·s2 rounded once, i.e. __dmul_rn((double)v, s2). b enters the response
+// only as b·b, where |sxy| gives the same bits (rounding is symmetric). So the same bits as
+// harris_response((double)sxx, (double)sxy, (double)syy, s2, k) with one double operation a sum
+// (before: an exact subtraction of 2^52, then the multiplication).
+__device__ __forceinline__ float harris_response_u32(std::uint32_t sxx, std::uint32_t sxy,
+                                                     std::uint32_t syy, double s2, double k) {
+  const double c = __dmul_rn(-4503599627370496.0, s2);  // exact; hoisted out of the loops
+  const std::uint32_t axy = static_cast<std::uint32_t>(abs(static_cast<int>(sxy)));
+  const double a = __fma_rn(__hiloint2double(0x43300000, static_cast<int>(sxx)), s2, c);
+  const double b = __fma_rn(__hiloint2double(0x43300000, static_cast<int>(axy)), s2, c);
+  const double d = __fma_rn(__hiloint2double(0x43300000, static_cast<int>(syy)), s2, c);
+  return harris_response_scaled(a, b, d, k);
 }
 
 __host__ __device__ inline int ceil16(int v) { return (v + 15) & ~15; }
