@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Lists every global or texture load that the compiler placed above a kernel's wait for the kernel
 # before it (griddepcontrol.wait, SASS ACQBULK): under programmatic dependent launch such a load may
-# read what the kernel before has not written yet (kernels/block/pdl.cuh: pdl_wait_for). Reads the
+# read what the kernel before has not written yet (kernels/block/pdl.cuh, above pdl_wait). Reads the
 # SASS of the built kernels (cuobjdump), so it runs where the CUDA toolkit has cuobjdump (the GPU
 # machine); exit status 1 if any load comes first in a kernel with a wait.
 # Usage: tools/gpu/pdl-order.sh [build dir, default build-dev]
