@@ -10,7 +10,7 @@
 #include <iostream>
 
 #include "pipeline/api.h"
-#include "pipeline/core/error.h"
+#include "core/error.h"
 #include "pipeline/results_json.h"
 
 int main(int argc, char** argv) {

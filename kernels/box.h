@@ -4,8 +4,8 @@
 // sum. A constant border is saturate_cast<uchar>(border.value).
 #pragma once
 
-#include "pipeline/core/border.h"
-#include "pipeline/core/image.h"
+#include "core/border.h"
+#include "core/image.h"
 
 namespace jetpipe {
 

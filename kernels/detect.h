@@ -9,8 +9,8 @@
 #include <cstdint>
 #include <vector>
 
-#include "pipeline/core/image.h"
-#include "pipeline/core/results.h"
+#include "core/image.h"
+#include "core/results.h"
 
 namespace jetpipe {
 

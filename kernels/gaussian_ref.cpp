@@ -8,7 +8,7 @@
 
 #include "kernels/gaussian.h"
 #include "kernels/ref_util.h"
-#include "pipeline/core/error.h"
+#include "core/error.h"
 
 namespace jetpipe {
 

@@ -19,8 +19,8 @@
 // image.
 #pragma once
 
-#include "pipeline/core/border.h"
-#include "pipeline/core/image.h"
+#include "core/border.h"
+#include "core/image.h"
 
 namespace jetpipe {
 

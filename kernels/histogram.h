@@ -7,7 +7,7 @@
 
 #include <cstdint>
 
-#include "pipeline/core/image.h"
+#include "core/image.h"
 
 namespace jetpipe {
 

@@ -7,8 +7,8 @@
 
 #include <vector>
 
-#include "pipeline/core/border.h"
-#include "pipeline/core/image.h"
+#include "core/border.h"
+#include "core/image.h"
 
 namespace jetpipe {
 

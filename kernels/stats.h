@@ -5,8 +5,8 @@
 
 #include <cstdint>
 
-#include "pipeline/core/image.h"
-#include "pipeline/core/results.h"
+#include "core/image.h"
+#include "core/results.h"
 
 namespace jetpipe {
 

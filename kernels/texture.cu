@@ -10,7 +10,7 @@
 #include "kernels/block/filter_launch.cuh"
 #include "kernels/block/filter_source.cuh"
 #include "kernels/texture.h"
-#include "pipeline/core/cuda_check.h"
+#include "core/cuda_check.h"
 
 namespace jetpipe {
 

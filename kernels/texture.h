@@ -24,8 +24,8 @@
 
 #include <cstdint>
 
-#include "pipeline/core/border.h"
-#include "pipeline/core/image.h"
+#include "core/border.h"
+#include "core/image.h"
 
 namespace jetpipe {
 

@@ -5,8 +5,8 @@
 //   Y = (R·9798 + G·19235 + B·3735 + 2^14) >> 15   (exact; GRAY8 input is copied).
 #pragma once
 
-#include "pipeline/core/hd.h"
-#include "pipeline/core/image.h"
+#include "core/hd.h"
+#include "core/image.h"
 
 namespace jetpipe {
 

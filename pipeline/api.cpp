@@ -3,7 +3,7 @@
 
 #include <algorithm>
 
-#include "pipeline/core/error.h"
+#include "core/error.h"
 
 namespace jetpipe {
 

@@ -8,7 +8,7 @@
 #include <map>
 #include <sstream>
 
-#include "pipeline/core/error.h"
+#include "core/error.h"
 #include "stages/registry.h"
 
 namespace fs = std::filesystem;

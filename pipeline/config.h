@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "pipeline/core/image.h"
+#include "core/image.h"
 #include "stages/stage.h"
 
 namespace jetpipe {

@@ -34,8 +34,8 @@
 
 #include "kernels/launch_scope.h"
 #include "kernels/stream_flag.h"
-#include "pipeline/core/cuda_memory.h"
-#include "pipeline/core/error.h"
+#include "core/cuda_memory.h"
+#include "core/error.h"
 #include "pipeline/frame_pool.h"
 
 namespace jetpipe {
@@ -1351,7 +1351,7 @@ std::unique_ptr<Executor> make_cuda_executor(const PipelineConfig& config,
 
 #else  // !JETPIPE_HAVE_CUDA
 
-#include "pipeline/core/error.h"
+#include "core/error.h"
 
 namespace jetpipe {
 

@@ -8,7 +8,7 @@
 #include <mutex>
 #include <vector>
 
-#include "pipeline/core/cuda_check.h"
+#include "core/cuda_check.h"
 
 namespace jetpipe {
 

@@ -12,7 +12,7 @@
 #include <cstddef>
 #include <memory>
 
-#include "pipeline/core/image.h"
+#include "core/image.h"
 
 namespace jetpipe {
 

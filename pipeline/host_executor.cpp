@@ -8,7 +8,7 @@
 #include <deque>
 #include <sstream>
 
-#include "pipeline/core/error.h"
+#include "core/error.h"
 #include "pipeline/executor.h"
 
 namespace jetpipe {

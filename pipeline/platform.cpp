@@ -7,7 +7,8 @@
 #include <cstdlib>
 #include <filesystem>
 
-#include "pipeline/core/error.h"
+#include "core/environment.h"
+#include "core/error.h"
 #include "stages/params.h"
 
 #if JETPIPE_HAVE_CUDA
@@ -57,8 +58,8 @@ DeviceReport query_devices() {
 }
 
 std::string platform_dir() {
-  if (const char* env = std::getenv("JETPIPE_PLATFORMS")) return env;
-  return std::string(JETPIPE_SOURCE_DIR) + "/platforms";
+  std::string dir = platforms_dir_from_environment();
+  return dir.empty() ? std::string(JETPIPE_SOURCE_DIR) + "/platforms" : dir;
 }
 
 namespace {

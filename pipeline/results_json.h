@@ -4,7 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "pipeline/core/results.h"
+#include "core/results.h"
 #include "pipeline/executor.h"
 
 namespace jetpipe {

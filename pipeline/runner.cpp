@@ -13,7 +13,7 @@
 
 #include "pipeline/api.h"
 #include "pipeline/config.h"
-#include "pipeline/core/error.h"
+#include "core/error.h"
 #include "pipeline/executor.h"
 #include "pipeline/io/image_io.h"
 #include "pipeline/io/source.h"

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "kernels/texture.h"
-#include "pipeline/core/cuda_memory.h"
+#include "core/cuda_memory.h"
 #include "stages/stage.h"
 
 namespace jetpipe {

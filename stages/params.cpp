@@ -4,7 +4,7 @@
 #include <cmath>
 #include <sstream>
 
-#include "pipeline/core/error.h"
+#include "core/error.h"
 
 namespace jetpipe {
 

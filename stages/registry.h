@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "pipeline/core/border.h"
+#include "core/border.h"
 #include "stages/params.h"
 #include "stages/stage.h"
 

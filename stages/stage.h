@@ -21,8 +21,8 @@
 #include <string>
 
 #include "kernels/max_feed.h"
-#include "pipeline/core/image.h"
-#include "pipeline/core/results.h"
+#include "core/image.h"
+#include "core/results.h"
 
 struct CUstream_st;
 

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "kernels/convolve.h"
-#include "pipeline/core/border.h"
+#include "core/border.h"
 
 namespace jetpipe::test {
 

@@ -8,12 +8,12 @@
 #include <cstdint>
 #include <cstring>
 
-#include "pipeline/core/image.h"
+#include "core/image.h"
 
 #if JETPIPE_HAVE_CUDA
 #include <cuda_runtime_api.h>
 
-#include "pipeline/core/cuda_memory.h"
+#include "core/cuda_memory.h"
 #endif
 
 namespace jetpipe::test {

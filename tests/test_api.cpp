@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "pipeline/api.h"
-#include "pipeline/core/error.h"
+#include "core/error.h"
 #include "pipeline/results_json.h"
 #include "pipeline/runner.h"
 

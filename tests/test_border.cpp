@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: MIT
-// border_remap (pipeline/core/border.h) against OpenCV's borderInterpolate and against the modes'
+// border_remap (core/border.h) against OpenCV's borderInterpolate and against the modes'
 // definitions written out as sequences (the latter runs without OpenCV too).
 #include <gtest/gtest.h>
 
 #include <string>
 #include <vector>
 
-#include "pipeline/core/border.h"
+#include "core/border.h"
 
 #if JETPIPE_HAVE_OPENCV
 #include <opencv2/core.hpp>

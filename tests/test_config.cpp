@@ -6,7 +6,7 @@
 #include <fstream>
 
 #include "pipeline/config.h"
-#include "pipeline/core/error.h"
+#include "core/error.h"
 #include "pipeline/platform.h"
 #include "pipeline/runner.h"
 

@@ -28,8 +28,8 @@
 #if JETPIPE_HAVE_CUDA
 #include <cuda_runtime_api.h>
 
-#include "pipeline/core/cuda_check.h"
-#include "pipeline/core/cuda_memory.h"
+#include "core/cuda_check.h"
+#include "core/cuda_memory.h"
 
 namespace jetpipe {
 namespace {

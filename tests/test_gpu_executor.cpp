@@ -19,7 +19,7 @@
 #include <vector>
 
 #include "pipeline/config.h"
-#include "pipeline/core/error.h"
+#include "core/error.h"
 #include "pipeline/executor.h"
 #include "pipeline/io/source.h"
 #include "pipeline/results_json.h"
@@ -27,7 +27,7 @@
 
 #if JETPIPE_HAVE_CUDA
 #include "kernels/stream_flag.h"
-#include "pipeline/core/cuda_check.h"
+#include "core/cuda_check.h"
 #endif
 
 namespace fs = std::filesystem;

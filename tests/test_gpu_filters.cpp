@@ -77,7 +77,7 @@ std::vector<Case> make_cases(int variants, const std::vector<int>& big_variants)
 
 // ---- Harness -----------------------------------------------------------------------------------
 
-using Stream = CudaStream;  // pipeline/core/cuda_memory.h
+using Stream = CudaStream;  // core/cuda_memory.h
 
 // test::upload, test::poison_device and plain cudaMemcpy work on the legacy default stream, which
 // does not order work against a cudaStreamNonBlocking stream such as Stream's (and a pageable

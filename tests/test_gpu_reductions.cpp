@@ -35,7 +35,7 @@
 #if JETPIPE_HAVE_CUDA
 #include <cuda_runtime_api.h>
 
-#include "pipeline/core/cuda_memory.h"
+#include "core/cuda_memory.h"
 
 namespace jetpipe {
 namespace {

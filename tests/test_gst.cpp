@@ -19,7 +19,7 @@
 #include <thread>
 #include <vector>
 
-#include "pipeline/core/error.h"
+#include "core/error.h"
 #include "pipeline/io/gst_pipeline.h"
 #include "pipeline/io/gst_source.h"
 #include "pipeline/io/image_io.h"

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "pipeline/core/error.h"
+#include "core/error.h"
 #include "pipeline/io/gst_pipeline.h"
 
 namespace jetpipe {

@@ -17,7 +17,7 @@
 #include <string>
 #include <vector>
 
-#include "pipeline/core/error.h"
+#include "core/error.h"
 #include "pipeline/io/image_io.h"
 #include "pipeline/io/source.h"
 #include "tests/test_util.h"

@@ -7,7 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <random>
 
-#include "pipeline/core/error.h"
+#include "core/error.h"
 #include "pipeline/executor.h"
 #include "pipeline/platform.h"
 #include "pipeline/io/image_io.h"

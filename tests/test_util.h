@@ -8,7 +8,7 @@
 #include <random>
 #include <string>
 
-#include "pipeline/core/image.h"
+#include "core/image.h"
 
 namespace jetpipe::test {
 

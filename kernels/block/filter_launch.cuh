@@ -15,7 +15,7 @@
 #include "kernels/block/filter_source.cuh"
 #include "kernels/texture.h"
 #include "kernels/tuning_filters.h"
-#include "pipeline/core/image.h"
+#include "core/image.h"
 
 namespace jetpipe::dev {
 

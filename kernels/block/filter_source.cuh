@@ -28,7 +28,7 @@
 #include "kernels/block/gray16.cuh"
 #include "kernels/texture.h"
 #include "kernels/to_gray.h"
-#include "pipeline/core/border.h"
+#include "core/border.h"
 
 namespace jetpipe::dev {
 

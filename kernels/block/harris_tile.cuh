@@ -24,7 +24,7 @@
 #include "kernels/block/filter_source.cuh"
 #include "kernels/block/max_key.cuh"
 #include "kernels/tuning_filters.h"
-#include "pipeline/core/border.h"
+#include "core/border.h"
 
 namespace jetpipe::dev {
 

@@ -6,7 +6,7 @@
 #include <utility>
 #include <vector>
 
-#include "pipeline/core/error.h"
+#include "core/error.h"
 #include "pipeline/io/io_internal.h"
 
 namespace jetpipe {

@@ -18,7 +18,7 @@
 #include <set>
 #include <string>
 
-#include "pipeline/core/image.h"
+#include "core/image.h"
 
 namespace jetpipe {
 

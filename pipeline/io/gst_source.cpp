@@ -5,7 +5,7 @@
 // stream after the frames already queued.
 #include "pipeline/io/gst_source.h"
 
-#include "pipeline/core/error.h"
+#include "core/error.h"
 #include "pipeline/io/io_internal.h"
 
 #if JETPIPE_HAVE_GSTREAMER

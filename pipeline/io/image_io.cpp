@@ -7,7 +7,7 @@
 #include <filesystem>
 #include <string>
 
-#include "pipeline/core/error.h"
+#include "core/error.h"
 #include "pipeline/io/io_internal.h"
 
 #if JETPIPE_HAVE_OPENCV

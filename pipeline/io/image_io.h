@@ -5,7 +5,7 @@
 
 #include <string>
 
-#include "pipeline/core/image.h"
+#include "core/image.h"
 
 namespace jetpipe {
 

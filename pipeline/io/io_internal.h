@@ -9,8 +9,8 @@
 #include <memory>
 #include <string>
 
-#include "pipeline/core/error.h"
-#include "pipeline/core/image.h"
+#include "core/error.h"
+#include "core/image.h"
 #include "pipeline/io/source.h"
 
 namespace jetpipe::io_detail {

@@ -7,7 +7,7 @@
 #include <filesystem>
 #include <string>
 
-#include "pipeline/core/error.h"
+#include "core/error.h"
 #include "pipeline/io/gst_pipeline.h"
 #include "pipeline/io/gst_source.h"
 #include "pipeline/io/io_internal.h"

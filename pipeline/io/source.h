@@ -48,7 +48,7 @@
 #include <optional>
 #include <string>
 
-#include "pipeline/core/image.h"
+#include "core/image.h"
 
 namespace jetpipe {
 

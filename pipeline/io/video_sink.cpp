@@ -13,7 +13,7 @@
 #include <thread>
 #include <variant>
 
-#include "pipeline/core/error.h"
+#include "core/error.h"
 #include "pipeline/io/gst_pipeline.h"
 #include "pipeline/io/gst_source.h"
 

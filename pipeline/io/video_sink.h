@@ -18,8 +18,8 @@
 #include <utility>
 #include <vector>
 
-#include "pipeline/core/image.h"
-#include "pipeline/core/results.h"
+#include "core/image.h"
+#include "core/results.h"
 
 namespace jetpipe {
 

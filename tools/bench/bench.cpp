@@ -8,8 +8,8 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
-#include "pipeline/core/cuda_check.h"
-#include "pipeline/core/error.h"
+#include "core/cuda_check.h"
+#include "core/error.h"
 #include "pipeline/io/image_io.h"
 #include "tools/bench/blocking.h"
 

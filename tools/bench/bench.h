@@ -13,11 +13,11 @@
 #include <string>
 #include <vector>
 
-#include "pipeline/core/cuda_memory.h"
+#include "core/cuda_memory.h"
 #if JETPIPE_HAVE_NPP
 #include <nppdefs.h>
 #endif
-#include "pipeline/core/image.h"
+#include "core/image.h"
 
 namespace jetpipe::bench {
 

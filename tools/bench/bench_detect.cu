@@ -24,7 +24,7 @@
 
 #include "kernels/detect.h"
 #include "kernels/harris.h"
-#include "pipeline/core/cuda_check.h"
+#include "core/cuda_check.h"
 #include "tools/bench/bench.h"
 
 namespace jetpipe::bench {

@@ -23,7 +23,7 @@
 #include "kernels/harris.h"
 #include "kernels/sobel.h"
 #include "kernels/texture.h"
-#include "pipeline/core/cuda_check.h"
+#include "core/cuda_check.h"
 #include "tools/bench/bench.h"
 
 #if JETPIPE_HAVE_NPP

@@ -3,7 +3,7 @@
 #include <CLI/CLI.hpp>
 #include <cstdio>
 
-#include "pipeline/core/error.h"
+#include "core/error.h"
 #include "tools/bench/bench.h"
 #include "tools/size_list.h"
 

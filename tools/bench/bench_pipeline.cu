@@ -37,7 +37,7 @@
 #include "kernels/stats.h"
 #include "kernels/texture.h"
 #include "kernels/to_gray.h"
-#include "pipeline/core/cuda_check.h"
+#include "core/cuda_check.h"
 #include "tools/bench/bench.h"
 
 #if JP_BLOCK_TRACE

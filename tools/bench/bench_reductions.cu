@@ -20,7 +20,7 @@
 #include "kernels/stats.h"
 #include "kernels/threshold.h"
 #include "kernels/to_gray.h"
-#include "pipeline/core/cuda_check.h"
+#include "core/cuda_check.h"
 #include "tools/bench/bench.h"
 
 #if JETPIPE_HAVE_NPP

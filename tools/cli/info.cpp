@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include <cstdio>
 
-#include "pipeline/core/error.h"
+#include "core/error.h"
 #include "pipeline/io/image_io.h"
 #include "pipeline/platform.h"
 #include "stages/registry.h"

@@ -8,7 +8,7 @@
 #include <cstdio>
 #include <iostream>
 
-#include "pipeline/core/error.h"
+#include "core/error.h"
 #include "pipeline/runner.h"
 #include "tools/cli/commands.h"
 #include "tools/size_list.h"

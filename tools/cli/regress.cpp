@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "pipeline/core/error.h"
+#include "core/error.h"
 #include "pipeline/io/image_io.h"
 #include "pipeline/runner.h"
 #include "tools/cli/commands.h"

@@ -18,7 +18,7 @@
 #include <sstream>
 
 #include "pipeline/config.h"
-#include "pipeline/core/error.h"
+#include "core/error.h"
 #include "pipeline/executor.h"
 #include "pipeline/io/source.h"
 #include "tools/cli/commands.h"
@@ -26,7 +26,7 @@
 #if JETPIPE_HAVE_CUDA
 #include <cuda_runtime_api.h>
 
-#include "pipeline/core/cuda_check.h"
+#include "core/cuda_check.h"
 #endif
 
 namespace jetpipe::cli {

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
-#include "pipeline/core/image.h"
+#include "core/image.h"
 
 #include <cstring>
 
-#include "pipeline/core/error.h"
+#include "core/error.h"
 
 namespace jetpipe {
 

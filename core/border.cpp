@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-#include "pipeline/core/border.h"
+#include "core/border.h"
 
 namespace jetpipe {
 

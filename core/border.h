@@ -10,7 +10,7 @@
 
 #include <string>
 
-#include "pipeline/core/hd.h"
+#include "core/hd.h"
 
 namespace jetpipe {
 

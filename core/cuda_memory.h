@@ -9,8 +9,8 @@
 #include <cstddef>
 #include <utility>
 
-#include "pipeline/core/cuda_check.h"
-#include "pipeline/core/image.h"
+#include "core/cuda_check.h"
+#include "core/image.h"
 
 namespace jetpipe {
 

@@ -7,7 +7,7 @@
 
 #include <string>
 
-#include "pipeline/core/error.h"
+#include "core/error.h"
 
 namespace jetpipe {
 

@@ -9,7 +9,7 @@
 #include <memory>
 #include <string>
 
-#include "pipeline/core/hd.h"
+#include "core/hd.h"
 
 namespace jetpipe {
 
