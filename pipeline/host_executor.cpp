@@ -162,7 +162,8 @@ std::unique_ptr<Executor> make_executor(const PipelineConfig& config,
                                         const PlatformProfile& profile,
                                         std::vector<std::string> keep_images) {
   check_runnable(profile);
-  if (profile.backend == "cuda") return make_cuda_executor(config, profile, std::move(keep_images));
+  if (profile.backend == Backend::kCuda)
+    return make_cuda_executor(config, profile, std::move(keep_images));
   return std::make_unique<HostExecutor>(config, profile, std::move(keep_images));
 }
 

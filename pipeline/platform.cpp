@@ -57,6 +57,21 @@ DeviceReport query_devices() {
   return r;
 }
 
+namespace {
+// In the enums' order (platform.h).
+const char* const kBackends[] = {"cpu", "cuda"};
+const char* const kMemories[] = {"host", "copy", "pinned-chunked", "zero-copy", "managed"};
+const char* const kCopyWaits[] = {"event", "poll"};
+const char* const kResults[] = {"auto", "mapped", "copy"};
+const char* const kTimings[] = {"stages", "strips", "frame"};
+}  // namespace
+
+const char* name(Backend v) { return kBackends[static_cast<int>(v)]; }
+const char* name(MemoryStrategy v) { return kMemories[static_cast<int>(v)]; }
+const char* name(CopyWait v) { return kCopyWaits[static_cast<int>(v)]; }
+const char* name(ResultsPlacement v) { return kResults[static_cast<int>(v)]; }
+const char* name(TimingLevel v) { return kTimings[static_cast<int>(v)]; }
+
 std::string platform_dir() {
   std::string dir = platforms_dir_from_environment();
   return dir.empty() ? std::string(JETPIPE_SOURCE_DIR) + "/platforms" : dir;
@@ -64,22 +79,37 @@ std::string platform_dir() {
 
 namespace {
 
-const char* const kBackends[] = {"cpu", "cuda"};
-const char* const kMemories[] = {"host", "copy", "pinned-chunked", "zero-copy", "managed"};
-const char* const kResults[] = {"auto", "mapped", "copy"};
-const char* const kTimings[] = {"stages", "strips", "frame"};
-const char* const kCopyWaits[] = {"event", "poll"};
-
 template <std::size_t N>
-std::string one_of(const std::string& file, const YAML::Node& n, const char* key,
-                   const char* const (&valid)[N]) {
+std::string valid_list(const char* const (&valid)[N]) {
   std::string list;
-  for (const char* v : valid) {
-    if (n.IsScalar() && n.Scalar() == v) return v;
-    list += (list.empty() ? "" : " | ") + std::string(v);
+  for (const char* v : valid) list += (list.empty() ? "" : " | ") + std::string(v);
+  return list;
+}
+
+// The index of `text` among `valid`, or -1.
+template <std::size_t N>
+int index_of(const std::string& text, const char* const (&valid)[N]) {
+  for (std::size_t i = 0; i < N; ++i) {
+    if (text == valid[i]) return static_cast<int>(i);
   }
-  throw config_error(yaml_where(file, n) + ": " + key + ": must be one of " + list + " (got '" +
-                     (n.IsScalar() ? n.Scalar() : std::string("?")) + "')");
+  return -1;
+}
+
+// The enum of a profile key, read from its YAML node.
+template <class E, std::size_t N>
+E one_of(const std::string& file, const YAML::Node& n, const char* key,
+         const char* const (&valid)[N]) {
+  const int i = n.IsScalar() ? index_of(n.Scalar(), valid) : -1;
+  if (i >= 0) return static_cast<E>(i);
+  throw config_error(yaml_where(file, n) + ": " + key + ": must be one of " + valid_list(valid) +
+                     " (got '" + (n.IsScalar() ? n.Scalar() : std::string("?")) + "')");
+}
+
+template <class E, std::size_t N>
+E parse_enum(const std::string& text, const char* key, const char* const (&valid)[N]) {
+  const int i = index_of(text, valid);
+  if (i >= 0) return static_cast<E>(i);
+  throw config_error(std::string(key) + " '" + text + "': must be one of " + valid_list(valid));
 }
 
 int int_in(const std::string& file, const YAML::Node& n, const char* key, int lo, int hi) {
@@ -141,11 +171,21 @@ std::string auto_profile_name(const DeviceInfo& d, std::string* why) {
 
 }  // namespace
 
-PlatformProfile strategy_profile(const std::string& memory, int chunks, int frames_in_flight,
+MemoryStrategy parse_memory_strategy(const std::string& text) {
+  return parse_enum<MemoryStrategy>(text, "memory", kMemories);
+}
+ResultsPlacement parse_results_placement(const std::string& text) {
+  return parse_enum<ResultsPlacement>(text, "results", kResults);
+}
+TimingLevel parse_timing_level(const std::string& text) {
+  return parse_enum<TimingLevel>(text, "timing", kTimings);
+}
+
+PlatformProfile strategy_profile(MemoryStrategy memory, int chunks, int frames_in_flight,
                                  bool cuda_graphs) {
   PlatformProfile p;
-  p.name = memory;
-  p.backend = memory == "host" ? "cpu" : "cuda";
+  p.name = name(memory);
+  p.backend = memory == MemoryStrategy::kHost ? Backend::kCpu : Backend::kCuda;
   p.memory = memory;
   p.chunks = chunks;
   p.streams = chunks;
@@ -172,9 +212,9 @@ PlatformProfile load_platform(const std::string& path) {
     const std::string k = kv.first.as<std::string>();
     const YAML::Node v = kv.second;
     if (k == "backend") {
-      p.backend = one_of(path, v, "backend", kBackends);
+      p.backend = one_of<Backend>(path, v, "backend", kBackends);
     } else if (k == "memory") {
-      p.memory = one_of(path, v, "memory", kMemories);
+      p.memory = one_of<MemoryStrategy>(path, v, "memory", kMemories);
     } else if (k == "chunks") {
       p.chunks = int_in(path, v, "chunks", 1, 1024);
     } else if (k == "min_strip_mb") {
@@ -184,7 +224,7 @@ PlatformProfile load_platform(const std::string& path) {
     } else if (k == "strip_copies") {
       p.strip_copies = int_in(path, v, "strip_copies", 0, 1024);
     } else if (k == "copy_wait") {
-      p.copy_wait = one_of(path, v, "copy_wait", kCopyWaits);
+      p.copy_wait = one_of<CopyWait>(path, v, "copy_wait", kCopyWaits);
     } else if (k == "streams") {
       p.streams = int_in(path, v, "streams", 1, 64);
     } else if (k == "frames_in_flight") {
@@ -195,11 +235,11 @@ PlatformProfile load_platform(const std::string& path) {
       }
       p.cuda_graphs = v.Scalar() == "true";
     } else if (k == "timing") {
-      p.timing = one_of(path, v, "timing", kTimings);
+      p.timing = one_of<TimingLevel>(path, v, "timing", kTimings);
     } else if (k == "timing_every") {
       p.timing_every = int_in(path, v, "timing_every", 1, 1000000);
     } else if (k == "results") {
-      p.results = one_of(path, v, "results", kResults);
+      p.results = one_of<ResultsPlacement>(path, v, "results", kResults);
     } else if (k == "name" || k == "description") {
       if (k == "name") p.name = v.as<std::string>();
     } else {
@@ -209,14 +249,15 @@ PlatformProfile load_platform(const std::string& path) {
                          "cuda_graphs, results, timing, timing_every)");
     }
   }
-  if (p.backend == "cpu" && p.memory != "host") {
-    throw config_error(path + ": memory '" + p.memory + "' needs backend: cuda (cpu runs memory: host)");
+  if (p.backend == Backend::kCpu && p.memory != MemoryStrategy::kHost) {
+    throw config_error(path + ": memory '" + name(p.memory) +
+                       "' needs backend: cuda (cpu runs memory: host)");
   }
-  if (p.copy_wait == "poll" && p.frames_in_flight > 1) {
+  if (p.copy_wait == CopyWait::kPoll && p.frames_in_flight > 1) {
     throw config_error(path + ": copy_wait: poll needs frames_in_flight: 1 (a polling kernel holds "
                        "its queue while it waits, and the other frames' work waits behind it)");
   }
-  if (p.backend == "cuda" && p.memory == "host") {
+  if (p.backend == Backend::kCuda && p.memory == MemoryStrategy::kHost) {
     throw config_error(path + ": backend cuda needs a memory strategy other than host");
   }
   return p;
@@ -266,9 +307,9 @@ PlatformProfile resolve_platform(const std::string& spec, std::string* reason) {
 }
 
 void check_runnable(const PlatformProfile& p) {
-  if (p.backend == "cpu") return;
-  const std::string what = (p.file.empty() ? p.name : p.file) + ": backend " + p.backend +
-                           " with memory " + p.memory;
+  if (p.backend == Backend::kCpu) return;
+  const std::string what = (p.file.empty() ? p.name : p.file) + ": backend " + name(p.backend) +
+                           " with memory " + name(p.memory);
 #if !JETPIPE_HAVE_CUDA
   throw config_error(what + " cannot run: this build has no CUDA (configure with nvcc on the "
                             "PATH, or use --platform cpu)");
@@ -279,7 +320,7 @@ void check_runnable(const PlatformProfile& p) {
                        (r.runtime_error.empty() ? std::string("none found") : r.runtime_error) +
                        "); use --platform cpu");
   }
-  if (p.memory == "zero-copy" && !r.devices[0].can_map_host_memory) {
+  if (p.memory == MemoryStrategy::kZeroCopy && !r.devices[0].can_map_host_memory) {
     throw config_error(what + " cannot run: device 0 cannot map host memory "
                               "(cudaDevAttrCanMapHostMemory = 0); use memory: pinned-chunked");
   }

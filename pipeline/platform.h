@@ -10,16 +10,35 @@
 // integrated GPU → the Jetson profile for its compute capability; otherwise discrete.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
 namespace jetpipe {
 
+// The profile's string keys as enums, parsed once when the profile loads; name() gives the YAML
+// spelling back (summaries, `info`, profiles written by `tune`).
+enum class Backend : std::uint8_t { kCpu, kCuda };
+enum class MemoryStrategy : std::uint8_t { kHost, kCopy, kPinnedChunked, kZeroCopy, kManaged };
+enum class CopyWait : std::uint8_t { kEvent, kPoll };
+enum class ResultsPlacement : std::uint8_t { kAuto, kMapped, kCopy };
+enum class TimingLevel : std::uint8_t { kStages, kStrips, kFrame };
+
+const char* name(Backend v);
+const char* name(MemoryStrategy v);
+const char* name(CopyWait v);
+const char* name(ResultsPlacement v);
+const char* name(TimingLevel v);
+// The enum spelled `text` in YAML; throws a config error listing the valid spellings.
+MemoryStrategy parse_memory_strategy(const std::string& text);
+ResultsPlacement parse_results_placement(const std::string& text);
+TimingLevel parse_timing_level(const std::string& text);
+
 struct PlatformProfile {
   std::string name = "cpu";
   std::string file;  // where it was read from ("" for built-in defaults)
-  std::string backend = "cpu";
-  std::string memory = "host";
+  Backend backend = Backend::kCpu;
+  MemoryStrategy memory = MemoryStrategy::kHost;
   int chunks = 1;
   // pinned-chunked: strips of at least this many MiB of frame (fewer strips for small frames: each
   // strip's copy costs the copy engine a start-up); 0 = always `chunks` strips.
@@ -37,17 +56,17 @@ struct PlatformProfile {
   // learn it landed: an event, or a one-thread kernel polling a value the copy stream writes after
   // it (kernels/stream_flag.h: seen ~2.75 µs after the copy on an H100, the event's wait 6-9 µs).
   // Single-frame latency only: with frames in flight the poller holds up the others' work.
-  std::string copy_wait = "event";
+  CopyWait copy_wait = CopyWait::kEvent;
   int streams = 1;
   int frames_in_flight = 1;
   bool cuda_graphs = false;
   // Small results (histogram, stats, detections): written by the kernels into mapped host memory,
   // or into device memory and copied back; auto: the strategy's measured best.
-  std::string results = "auto";
+  ResultsPlacement results = ResultsPlacement::kAuto;
   // GPU timing from events: stages (per stage on the frame's last strip, and the copies: per-stage
   // times and the overlap figure from a handful of events), strips (every stage on every strip:
   // the full --timeline, one event per stage and strip) or frame (first to last event only).
-  std::string timing = "stages";
+  TimingLevel timing = TimingLevel::kStages;
   // stages / strips: time every Nth frame that way (the others get their GPU span only): each
   // timing event is a graph node the GPU waits on; 1 = every frame (--timeline forces it).
   int timing_every = 1;
@@ -82,7 +101,7 @@ PlatformProfile load_platform(const std::string& path);
 
 // A profile for one executor setting (tests, `bench pipeline`, `tune`): the backend follows the
 // memory strategy (host → cpu, else cuda), `chunks` strips on as many streams; other keys default.
-PlatformProfile strategy_profile(const std::string& memory, int chunks, int frames_in_flight,
+PlatformProfile strategy_profile(MemoryStrategy memory, int chunks, int frames_in_flight,
                                  bool cuda_graphs);
 
 // auto | NAME (platforms/NAME.yaml) | FILE. *reason says why this profile (for `info`, summaries).

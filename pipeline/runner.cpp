@@ -170,8 +170,8 @@ RunSummary run_pipeline(const RunOptions& opt) {
   std::string platform_reason;
   const std::string platform_spec = opt.platform.empty() ? cfg.platform : opt.platform;
   PlatformProfile profile = resolve_platform(platform_spec, &platform_reason);
-  if (!opt.timeline.empty() && profile.backend == "cuda") {
-    profile.timing = "strips";  // every span of every frame
+  if (!opt.timeline.empty() && profile.backend == Backend::kCuda) {
+    profile.timing = TimingLevel::kStrips;  // every span of every frame
     profile.timing_every = 1;
   }
   const std::string uri = opt.input.empty() ? cfg.input : opt.input;
@@ -331,14 +331,14 @@ RunSummary run_pipeline(const RunOptions& opt) {
   s["platform"] = {{"name", profile.name},
                    {"file", profile.file},
                    {"reason", platform_reason},
-                   {"backend", profile.backend},
-                   {"memory", profile.memory},
+                   {"backend", name(profile.backend)},
+                   {"memory", name(profile.memory)},
                    {"chunks", profile.chunks},
                    {"streams", profile.streams},
                    {"frames_in_flight", profile.frames_in_flight},
                    {"cuda_graphs", profile.cuda_graphs},
-                   {"results", profile.results},
-                   {"timing", profile.timing}};
+                   {"results", name(profile.results)},
+                   {"timing", name(profile.timing)}};
   if (!opt.output_video.empty()) {
     s["output_video"] = {{"target", opt.output_video},
                          {"image", opt.output_image},

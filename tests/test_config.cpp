@@ -160,7 +160,7 @@ TEST(Platform, ProfilesLoadAndValidate) {
   const PlatformProfile latency = resolve_platform("discrete-latency", nullptr);
   EXPECT_EQ(latency.chunks, 4);
   EXPECT_EQ(latency.strip_copies, 2);
-  EXPECT_EQ(latency.copy_wait, "poll");
+  EXPECT_EQ(latency.copy_wait, CopyWait::kPoll);
   EXPECT_EQ(latency.frames_in_flight, 1);
   std::string why;
   const PlatformProfile a = resolve_platform("auto", &why);
@@ -194,7 +194,7 @@ TEST(Platform, ProfilesLoadAndValidate) {
         << bad << ": " << e;
   }
   std::ofstream(f) << "backend: cuda\nmemory: pinned-chunked\ncopy_wait: poll\n";
-  EXPECT_EQ(load_platform(f.string()).copy_wait, "poll");
+  EXPECT_EQ(load_platform(f.string()).copy_wait, CopyWait::kPoll);
   const std::string in_flight = profile_error_of(
       f, "backend: cuda\nmemory: pinned-chunked\ncopy_wait: poll\nframes_in_flight: 2\n");
   EXPECT_NE(in_flight.find("frames_in_flight: 1"), std::string::npos) << in_flight;

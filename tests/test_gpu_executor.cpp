@@ -103,8 +103,8 @@ RunOutput run(const PipelineConfig& cfg, const PlatformProfile& profile) {
 
 PlatformProfile profile(const std::string& memory, int chunks, int frames, bool graphs,
                         const std::string& timing = "stages") {
-  PlatformProfile p = strategy_profile(memory, chunks, frames, graphs);
-  p.timing = timing;
+  PlatformProfile p = strategy_profile(parse_memory_strategy(memory), chunks, frames, graphs);
+  p.timing = parse_timing_level(timing);
   return p;
 }
 
@@ -261,7 +261,7 @@ TEST_P(GpuExecutor, EveryStrategyChunkingAndGraphEqualsTheHost) {
   polled[3].strip_copies = 3;
   polled[3].strip_ratio = 0.7;
   polled.push_back(load_platform(platform_dir() + "/discrete-latency.yaml"));  // shipped
-  for (PlatformProfile& p : polled) p.copy_wait = "poll";
+  for (PlatformProfile& p : polled) p.copy_wait = CopyWait::kPoll;
   std::vector<PlatformProfile> profiles = {load_platform(platform_dir() + "/discrete.yaml"),
                                            min_strip, tapered, tapered_zero_copy, two_copies,
                                            three_copies, one_copy_one_stream};
@@ -278,12 +278,11 @@ TEST_P(GpuExecutor, EveryStrategyChunkingAndGraphEqualsTheHost) {
     profiles.insert(profiles.end(), polled.begin(), polled.end());
   }
   for (const PlatformProfile& p : profiles) {
-    const std::string what = file + ": " + p.name + " " + p.memory + " K=" +
-                             std::to_string(p.chunks) + " min_strip_mb " +
-                             std::to_string(p.min_strip_mb) + " strip_ratio " +
-                             std::to_string(p.strip_ratio) + " strip_copies " +
-                             std::to_string(p.strip_copies) + " streams " +
-                             std::to_string(p.streams) + " copy_wait " + p.copy_wait;
+    const std::string what =
+        file + ": " + p.name + " " + name(p.memory) + " K=" + std::to_string(p.chunks) +
+        " min_strip_mb " + std::to_string(p.min_strip_mb) + " strip_ratio " +
+        std::to_string(p.strip_ratio) + " strip_copies " + std::to_string(p.strip_copies) +
+        " streams " + std::to_string(p.streams) + " copy_wait " + name(p.copy_wait);
     SCOPED_TRACE(what);  // for run()'s own checks
     if (!same_as_ref(ref, cfg, p, what)) return;
   }
@@ -401,11 +400,11 @@ TEST(GpuExecutorTiming, HistogramBesideTheChainOnOneStream) {
       }
     }
   }
-  // Strips on several streams: in line.
+  // Strips on several streams: beside too, each strip as soon as its rows are written
+  // (docs/decisions/006-beside-strips.md).
   std::unique_ptr<Executor> strips =
       make_executor(cfg, profile("pinned-chunked", 4, 2, true, "stages"), {});
-  EXPECT_NE(strips->describe().find("(frames of one strip)"), std::string::npos)
-      << strips->describe();
+  EXPECT_NE(strips->describe().find("beside: hist"), std::string::npos) << strips->describe();
 }
 
 // Managed memory is attached to the frame's main stream while the frame runs: the histogram goes

@@ -161,7 +161,7 @@ TEST_F(PipelineRun, EveryFrameYieldsOneRecordInOrder) {
   EXPECT_EQ(sum["frames"]["processed"], 10);
   EXPECT_EQ(sum["frames"]["dropped"], 0);
   // auto: the CPU here without a GPU, the CUDA executor on a GPU machine.
-  EXPECT_EQ(sum["platform"]["backend"], resolve_platform("auto", nullptr).backend);
+  EXPECT_EQ(sum["platform"]["backend"], name(resolve_platform("auto", nullptr).backend));
   EXPECT_TRUE(sum["stages"].contains("histogram"));
 
   // --strict stops after the first failed frame, whose record is still written.

@@ -36,7 +36,7 @@ int cmd_info() {
   try {
     const PlatformProfile p = resolve_platform("auto", &reason);
     std::printf("platform auto: %s (backend %s, memory %s, chunks %d)\n  because %s\n",
-                p.name.c_str(), p.backend.c_str(), p.memory.c_str(), p.chunks, reason.c_str());
+                p.name.c_str(), name(p.backend), name(p.memory), p.chunks, reason.c_str());
   } catch (const Error& e) {
     std::printf("platform auto: error: %s\n", e.what());
   }

@@ -126,7 +126,7 @@ Frame memory_frame(const PlatformProfile& profile, const std::vector<HostImage>&
   f.index = index;
   f.source = "memory#" + std::to_string(index);
   f.image = in[static_cast<std::size_t>(index) % in.size()];
-  if (profile.memory == "managed") {
+  if (profile.memory == MemoryStrategy::kManaged) {
     const ImageView v = f.image.view();
     volatile std::uint8_t* bytes = v.data;
     const std::size_t n = static_cast<std::size_t>(v.height) * v.pitch;
@@ -251,24 +251,24 @@ Measured measure_median(const PipelineConfig& cfg, const PlatformProfile& profil
 std::string profile_label(const PlatformProfile& p) {
   std::ostringstream os;
   if (!p.file.empty()) os << "[" << p.name << "] ";
-  os << p.memory << " K=" << p.chunks;
+  os << name(p.memory) << " K=" << p.chunks;
   if (p.min_strip_mb > 0) os << ">=" << p.min_strip_mb << "MiB";
   if (p.chunks > 1 && p.strip_ratio < 1.0) os << " ratio " << p.strip_ratio;
   if (p.chunks > 1 && p.strip_copies > 0 && p.strip_copies < p.chunks) {
     os << " copies " << p.strip_copies;
   }
-  if (p.copy_wait != "event") os << " " << p.copy_wait;
+  if (p.copy_wait != CopyWait::kEvent) os << " " << name(p.copy_wait);
   os << " S=" << p.streams << " F=" << p.frames_in_flight << (p.cuda_graphs ? " graphs" : "")
-     << " results=" << p.results << " timing=" << p.timing;
-  if (p.timing != "frame" && p.timing_every > 1) os << "/" << p.timing_every;
+     << " results=" << name(p.results) << " timing=" << name(p.timing);
+  if (p.timing != TimingLevel::kFrame && p.timing_every > 1) os << "/" << p.timing_every;
   return os.str();
 }
 
 PlatformProfile make_profile(const std::string& memory, int k, int f, bool graphs,
                              const std::string& results, const std::string& timing = "stages") {
-  PlatformProfile p = strategy_profile(memory, k, f, graphs);
-  p.results = results;
-  p.timing = timing;
+  PlatformProfile p = strategy_profile(parse_memory_strategy(memory), k, f, graphs);
+  p.results = parse_results_placement(results);
+  p.timing = parse_timing_level(timing);
   return p;
 }
 
@@ -283,7 +283,7 @@ PlatformProfile in_copies(PlatformProfile p, int copies) {
 }
 
 PlatformProfile polled(PlatformProfile p) {
-  p.copy_wait = "poll";
+  p.copy_wait = CopyWait::kPoll;
   return p;
 }
 
@@ -487,9 +487,9 @@ int cmd_bench_pipeline(const StreamBenchOptions& o) {
     }
     double copy_fps = 0;
     for (const auto& p : runs) {
-      if (p.memory != "copy" && !selected(o.filter, profile_label(p))) continue;
+      if (p.memory != MemoryStrategy::kCopy && !selected(o.filter, profile_label(p))) continue;
       const Measured m = measure_median(cfg, p, frames, o.frames, o.repeat);
-      if (p.memory == "copy") copy_fps = m.fps;
+      if (p.memory == MemoryStrategy::kCopy) copy_fps = m.fps;
       nlohmann::ordered_json r = {{"size", std::to_string(w) + "x" + std::to_string(h)},
                                   {"strategy", profile_label(p)},
                                   {"executor", m.executor}};
@@ -500,7 +500,7 @@ int cmd_bench_pipeline(const StreamBenchOptions& o) {
         std::printf("  %-66s %9.0f %6.1f%% %9.3f %9.3f %11.3f %8.2f %8.1f %8.1f %9.3f%s\n",
                     profile_label(p).c_str(), m.fps, 100 * m.fps / floor_fps, m.p50_ms, m.p99_ms,
                     m.single_ms, m.single_ms / h2d_ms, m.host_us, m.busy_us, m.single_gpu_ms,
-                    copy_fps > 0 && p.memory != "copy"
+                    copy_fps > 0 && p.memory != MemoryStrategy::kCopy
                         ? (" (" + std::to_string(m.fps / copy_fps).substr(0, 4) + "x copy)").c_str()
                         : "");
         r.update({{"fps", m.fps},
@@ -571,8 +571,9 @@ int cmd_tune(const TuneOptions& o) {
   if (all.empty()) throw Error("tune: no strategy ran on this device");
   const auto best = std::max_element(all.begin(), all.end(),
                                      [](const Measured& a, const Measured& b) { return a.fps < b.fps; });
-  const auto copy = std::find_if(all.begin(), all.end(),
-                                 [](const Measured& m) { return m.profile.memory == "copy"; });
+  const auto copy = std::find_if(all.begin(), all.end(), [](const Measured& m) {
+    return m.profile.memory == MemoryStrategy::kCopy;
+  });
   std::ofstream out(o.output);
   if (!out) throw Error(o.output + ": cannot write the profile");
   const PlatformProfile& p = best->profile;
@@ -586,10 +587,10 @@ int cmd_tune(const TuneOptions& o) {
     out << ";\n# the copy baseline: " << static_cast<int>(copy->fps) << " fps";
   }
   out << ".\ndescription: tuned for " << o.config << " on " << props.name << "\n"
-      << "backend: cuda\nmemory: " << p.memory << "\nchunks: " << p.chunks
+      << "backend: cuda\nmemory: " << name(p.memory) << "\nchunks: " << p.chunks
       << "\nstrip_ratio: " << p.strip_ratio << "\nstrip_copies: " << p.strip_copies
       << "\nstreams: " << p.streams << "\nframes_in_flight: " << p.frames_in_flight
-      << "\ncuda_graphs: " << (p.cuda_graphs ? "true" : "false") << "\nresults: " << p.results
+      << "\ncuda_graphs: " << (p.cuda_graphs ? "true" : "false") << "\nresults: " << name(p.results)
       << "\n# Measured with timing: frame. Per-stage times (summary.json) on every 10th frame cost"
       << "\n# 1-2% beside it on an H100 (every frame: ~10% at 1080p); timing: frame drops them.\n"
       << "timing: stages\ntiming_every: 10\n";
