@@ -260,8 +260,8 @@ class CudaExecutor : public Executor {
     // frame's first copy is its first call. Its start event follows on the slot's main stream,
     // idle until the graph: recorded as the copy starts, within ~1 µs, where recording it ahead of
     // the copy on the copy stream cost the copy the call's ~1.8 µs (H100, 1080p K = 4 single
-    // frames: 1.281-1.307× the H2D against 1.308-1.316; docs/PERFORMANCE.md, twenty-second
-    // session).
+    // frames: 1.281-1.307× the H2D against 1.308-1.316, 2026-11-24;
+    // docs/decisions/013-discrete-latency-profile.md).
     const bool copies_first = s_.graphs && s_.copy_streams();
     const bool poll = s_.polls();
     if (poll) slot.landed_seq = slot.landed_seq == UINT32_MAX ? 1 : slot.landed_seq + 1;
