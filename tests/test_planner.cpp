@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "core/error.h"
 #include "gpu_test_util.h"
 #include "pipeline/config.h"
 #include "pipeline/executor.h"
