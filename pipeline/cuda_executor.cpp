@@ -32,7 +32,7 @@
 #include <sstream>
 #include <utility>
 
-#include "kernels/launch_scope.h"
+#include "kernels/launch_context.h"
 #include "kernels/stream_flag.h"
 #include "core/cuda_memory.h"
 #include "core/error.h"
@@ -917,8 +917,8 @@ class CudaExecutor : public Executor {
     // copy, and 0.165 against 0.151 for the deferred last strip alone (docs/PERFORMANCE.md,
     // twenty-first and twenty-second sessions); frames in flight unchanged. Frames of one strip
     // keep it (the 1080p chain: 37.2 µs against 39.3).
-    std::optional<EarlyTriggerScope> no_early;
-    if (strips > 1) no_early.emplace(false);
+    LaunchContext ctx;
+    ctx.early_trigger = strips <= 1;
     // Makes stream s wait for the strips of stage i's producer (the frame's copies, or the stage
     // writing its input) that hold the rows stage i's strip k reads, except those `skip(j)` says
     // are already ordered before s.
@@ -989,7 +989,7 @@ class CudaExecutor : public Executor {
         wait_rows(side, i, k, [&](int j) { return std::exchange(waited[j], 1) != 0; });
       }
       if (k == 0 && timed(0, strips, true)) record_timing(ss.t_side.get(), side, capturing);
-      ss.gpu->launch(0, k, sb[i][k], sb[i][k + 1], side);
+      ss.gpu->launch(0, k, sb[i][k], sb[i][k + 1], ctx, side);
       JP_CUDA(cudaEventRecord(ss.done[k].get(), side));
       if (timed(k, strips, false)) record_timing(ss.t_end[k].get(), side, capturing);
     };
@@ -1045,7 +1045,7 @@ class CudaExecutor : public Executor {
           if (strip_stream(slot, j) != s) JP_CUDA(cudaStreamWaitEvent(s, ss.done[j].get(), 0));
         }
       }
-      ss.gpu->launch(pass, k, sb[i][k], sb[i][k + 1], s);
+      ss.gpu->launch(pass, k, sb[i][k], sb[i][k + 1], ctx, s);
       JP_CUDA(cudaEventRecord(ss.done[k].get(), s));
       if (pass + 1 == sp.stage->passes() && timed(k, strips, false)) {
         record_timing(ss.t_end[k].get(), s, capturing);

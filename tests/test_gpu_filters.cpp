@@ -47,7 +47,6 @@
 #include "tests/test_util.h"
 
 #if JETPIPE_HAVE_CUDA
-#include "kernels/block/harris_launch.cuh"
 #include "kernels/texture.h"
 #endif
 
@@ -257,7 +256,8 @@ TEST(GpuTexture, OwnsAndMoves) {
   DeviceImage out(64, 8, PixelFormat::kGray8);
   GaussianParams gp = resolve_gaussian(5, 0, Border{BorderMode::kReflect, 0});
   Stream s;
-  EXPECT_EQ(launch_gaussian(gp, FilterSource(d.view(), moved), out.view(), 0, 8, s.get()),
+  EXPECT_EQ(launch_gaussian(gp, FilterSource(d.view(), moved), out.view(), 0, 8, LaunchContext{},
+                            s.get()),
             cudaErrorInvalidValue);
   // Views that cannot back a texture: an ROI at an odd offset, an odd pitch.
   EXPECT_FALSE(UniqueTexture(d.view().roi(1, 0, 63, 8), Border{}).valid());
@@ -393,7 +393,7 @@ void check_gaussian(const ImageView& src, const GaussianVariant& g, const Border
         gaussian_ref(p, s, d, y0, y1);
       },
       [&](const FilterSource& s, const ImageView& d, int y0, int y1, cudaStream_t st,
-          FilterPath pa) { return launch_gaussian(p, s, d, y0, y1, st, pa); },
+          FilterPath pa) { return launch_gaussian(p, s, d, y0, y1, LaunchContext{}, st, pa); },
       rng);
 }
 #endif
@@ -464,10 +464,12 @@ TEST(GpuGaussianColour, MatchesToGrayThenTwin) {
             for (int strips : {1, 2}) {
               test::poison_device(out.view());
               const int mid = strips == 1 ? sz.h : sz.h / 3;
-              ASSERT_EQ(launch_gaussian(p, FilterSource(src), out.view(), 0, mid, nullptr),
+              ASSERT_EQ(launch_gaussian(p, FilterSource(src), out.view(), 0, mid, LaunchContext{},
+                                        nullptr),
                         cudaSuccess);
               if (mid < sz.h) {
-                ASSERT_EQ(launch_gaussian(p, FilterSource(src), out.view(), mid, sz.h, nullptr),
+                ASSERT_EQ(launch_gaussian(p, FilterSource(src), out.view(), mid, sz.h,
+                                          LaunchContext{}, nullptr),
                           cudaSuccess);
               }
               ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
@@ -500,7 +502,7 @@ void check_box(const ImageView& src, const BoxVariant& v, const Border& b, std::
       src, b, PixelFormat::kGray8,
       [&](const ImageView& s, const ImageView& d, int y0, int y1) { box_ref(p, s, d, y0, y1); },
       [&](const FilterSource& s, const ImageView& d, int y0, int y1, cudaStream_t st,
-          FilterPath pa) { return launch_box(p, s, d, y0, y1, st, pa); },
+          FilterPath pa) { return launch_box(p, s, d, y0, y1, LaunchContext{}, st, pa); },
       rng);
 }
 #endif
@@ -544,7 +546,7 @@ void check_sobel(const ImageView& src, const SobelVariant& v, const Border& b, s
       src, b, v.abs8 ? PixelFormat::kGray8 : PixelFormat::kS16,
       [&](const ImageView& s, const ImageView& d, int y0, int y1) { sobel_ref(p, s, d, y0, y1); },
       [&](const FilterSource& s, const ImageView& d, int y0, int y1, cudaStream_t st,
-          FilterPath pa) { return launch_sobel(p, s, d, y0, y1, st, pa); },
+          FilterPath pa) { return launch_sobel(p, s, d, y0, y1, LaunchContext{}, st, pa); },
       rng);
 }
 #endif
@@ -605,21 +607,18 @@ const HarrisVariant kHarris[] = {{3, 3}, {5, 3}, {3, 5}, {2, 1}, {4, 7},
                                  {1, 3}, {7, 5}, {4, 3}, {6, 3}, {7, 3}};
 
 #if JETPIPE_HAVE_CUDA
-// rows_per_warp, lane_cols: the fast kernel's (0: the policy's).
+// o: the fast kernel's shape (zeros: the policy's).
 void check_harris(const ImageView& src, const HarrisParams& p, std::mt19937& rng,
-                  int rows_per_warp = 0, int lane_cols = 0) {
+                  const HarrisLaunchOptions& o = {}, const LaunchContext& ctx = {}) {
   SCOPED_TRACE("harris block " + std::to_string(p.block_size) + " ksize " +
-               std::to_string(p.ksize) + " rows per warp " + std::to_string(rows_per_warp) +
-               " lane columns " + std::to_string(lane_cols));
+               std::to_string(p.ksize) + " rows per warp " + std::to_string(o.rows_per_warp) +
+               " lane columns " + std::to_string(o.lane_cols) + " tiled px " +
+               std::to_string(o.tiled_px) + " early trigger " + std::to_string(ctx.early_trigger));
   check_gpu_filter(
       src, p.border, PixelFormat::kF32,
       [&](const ImageView& s, const ImageView& d, int y0, int y1) { harris_ref(p, s, d, y0, y1); },
       [&](const FilterSource& s, const ImageView& d, int y0, int y1, cudaStream_t st,
-          FilterPath pa) {
-        return rows_per_warp == 0 && lane_cols == 0
-                   ? launch_harris(p, s, d, y0, y1, st, pa)
-                   : launch_harris_rows(p, s, d, y0, y1, st, pa, rows_per_warp, lane_cols);
-      },
+          FilterPath pa) { return launch_harris(p, s, d, y0, y1, ctx, st, pa, o); },
       rng);
 }
 #endif
@@ -660,7 +659,12 @@ TEST_P(GpuHarrisFast, MatchesTwin) {
   std::mt19937 rng(fresh_seed());
   const HostImage src = random_image(c.size.w, c.size.h, PixelFormat::kGray8, rng);
   for (int lanes : {8, 4}) {
-    for (int rows : {0, 1, 3, 16}) check_harris(src.view(), p, rng, rows, lanes);
+    for (int rows : {0, 1, 3, 16}) {
+      HarrisLaunchOptions o;
+      o.rows_per_warp = rows;
+      o.lane_cols = lanes;
+      check_harris(src.view(), p, rng, o);
+    }
   }
 #endif
 }
@@ -715,11 +719,11 @@ TEST(GpuHarrisMax, GathersTheMaximumOverStrips) {
         const int cut[4] = {0, size.h / 3, 2 * size.h / 3, size.h};
         for (int k = 0; k < 3; ++k) {
           auto* slot = static_cast<std::uint32_t*>(key.get());
-          ASSERT_EQ(rows == 0 && lanes == 0
-                        ? launch_harris_max(p, dsrc.view(), out.view(), cut[k], cut[k + 1], slot,
-                                            st.get())
-                        : launch_harris_rows(p, dsrc.view(), out.view(), cut[k], cut[k + 1],
-                                             st.get(), FilterPath::kAuto, rows, lanes, slot),
+          HarrisLaunchOptions o;
+          o.rows_per_warp = rows;
+          o.lane_cols = lanes;
+          ASSERT_EQ(launch_harris_max(p, dsrc.view(), out.view(), cut[k], cut[k + 1], slot,
+                                      LaunchContext{}, st.get(), FilterPath::kAuto, o),
                     cudaSuccess);
         }
         std::uint32_t got = 0;
@@ -734,7 +738,8 @@ TEST(GpuHarrisMax, GathersTheMaximumOverStrips) {
     }
   }
   DeviceImage in(32, 8, PixelFormat::kGray8), out(32, 8, PixelFormat::kF32);
-  EXPECT_EQ(launch_harris_max(HarrisParams{}, in.view(), out.view(), 0, 8, nullptr, st.get()),
+  EXPECT_EQ(launch_harris_max(HarrisParams{}, in.view(), out.view(), 0, 8, nullptr, LaunchContext{},
+                              st.get()),
             cudaErrorInvalidValue);
 #endif
 }
@@ -749,21 +754,29 @@ TEST(GpuFilterArgs, RejectsBadArguments) {
   DeviceImage f(32, 16, PixelFormat::kF32);
   Stream s;
   const GaussianParams g = resolve_gaussian(5, 0, Border{});
-  EXPECT_EQ(launch_gaussian(g, a.view(), c.view(), 0, 16, s.get()), cudaErrorInvalidValue);
-  EXPECT_EQ(launch_gaussian(g, a.view(), b.view(), 0, 17, s.get()), cudaErrorInvalidValue);
-  EXPECT_EQ(launch_gaussian(g, a.view(), b.view(), 9, 8, s.get()), cudaErrorInvalidValue);
-  EXPECT_EQ(launch_gaussian(g, a.view(), f.view(), 0, 16, s.get()), cudaErrorInvalidValue);
-  EXPECT_EQ(launch_gaussian(g, a.view(), b.view(), 3, 3, s.get()), cudaSuccess);  // no rows
+  EXPECT_EQ(launch_gaussian(g, a.view(), c.view(), 0, 16, LaunchContext{}, s.get()),
+            cudaErrorInvalidValue);
+  EXPECT_EQ(launch_gaussian(g, a.view(), b.view(), 0, 17, LaunchContext{}, s.get()),
+            cudaErrorInvalidValue);
+  EXPECT_EQ(launch_gaussian(g, a.view(), b.view(), 9, 8, LaunchContext{}, s.get()),
+            cudaErrorInvalidValue);
+  EXPECT_EQ(launch_gaussian(g, a.view(), f.view(), 0, 16, LaunchContext{}, s.get()),
+            cudaErrorInvalidValue);
+  EXPECT_EQ(launch_gaussian(g, a.view(), b.view(), 3, 3, LaunchContext{}, s.get()),
+            cudaSuccess);  // no rows
   GaussianParams even = g;
   even.ksize = 4;
-  EXPECT_EQ(launch_gaussian(even, a.view(), b.view(), 0, 16, s.get()), cudaErrorInvalidValue);
+  EXPECT_EQ(launch_gaussian(even, a.view(), b.view(), 0, 16, LaunchContext{}, s.get()),
+            cudaErrorInvalidValue);
   HarrisParams h;
   h.block_size = 32;
-  EXPECT_EQ(launch_harris(h, a.view(), f.view(), 0, 16, s.get()), cudaErrorInvalidValue);
+  EXPECT_EQ(launch_harris(h, a.view(), f.view(), 0, 16, LaunchContext{}, s.get()),
+            cudaErrorInvalidValue);
   SobelParams sp;
   sp.dx = sp.dy = 0;
   DeviceImage s16(32, 16, PixelFormat::kS16);
-  EXPECT_EQ(launch_sobel(sp, a.view(), s16.view(), 0, 16, s.get()), cudaErrorInvalidValue);
+  EXPECT_EQ(launch_sobel(sp, a.view(), s16.view(), 0, 16, LaunchContext{}, s.get()),
+            cudaErrorInvalidValue);
   ConvolveParams cp;
   cp.rows = 3;
   cp.cols = 3;
