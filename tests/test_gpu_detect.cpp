@@ -433,6 +433,46 @@ TEST(GpuDetect, ConstantImageBeyondBuffer) {
   }
 }
 
+// The finish's grid at one and two blocks an SM (DetectLaunchOptions) and the candidates' early
+// trigger on and off: a sparse response (the finish's usual path), a flat one whose candidates
+// overflow the buffer (the NMS re-run in grid-wide passes) and one with max_detections > 4096.
+TEST(GpuDetect, FinishGridAndEarlyTrigger) {
+  JP_REQUIRE_GPU();
+  std::mt19937 rng(fresh_seed());
+  HostImage flat(1920, 1080, PixelFormat::kF32);
+  for (int y = 0; y < 1080; ++y) {
+    for (int x = 0; x < 1920; ++x) flat.view().row<float>(y)[x] = 0.75f;
+  }
+  const Case cases[] = {make_case(random_image(1920, 1080, PixelFormat::kF32, rng), "align16"),
+                        make_case(flat, "pad13")};
+  for (const Case& c : cases) {
+    for (int max : {500, 5000}) {
+      DetectParams params;
+      params.nms_radius = 2;
+      params.use_quality = true;
+      params.quality = 0.5;
+      params.max_detections = max;
+      const DetectResult cpu = cpu_detect(params, c.host, 0, c.host.height);
+      for (const DetectPath path : paths_for(params, c.dev)) {
+        DetectParams p = params;
+        p.path = path;
+        for (int blocks : {1, 2}) {
+          for (bool early : {true, false}) {
+            SCOPED_TRACE(describe(p, c, PixelFormat::kF32) + " finish blocks an SM " +
+                         std::to_string(blocks) + (early ? " early trigger" : ""));
+            DetectLaunchOptions o;
+            o.finish_blocks_per_sm = blocks;
+            LaunchContext ctx;
+            ctx.early_trigger = early;
+            GpuDetector d(p, c.dev.width, c.dev.height);
+            EXPECT_TRUE(same_result(d.run(c.dev, 0, c.dev.height, ctx, o), cpu));
+          }
+        }
+      }
+    }
+  }
+}
+
 // More candidates than the buffer with distinct scores (radius 0: every pixel above the threshold),
 // and exactly one more than the buffer holds.
 TEST(GpuDetect, DistinctCandidatesBeyondBuffer) {

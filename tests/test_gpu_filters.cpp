@@ -425,6 +425,61 @@ TEST(GpuGaussianWide, Width16384) {
 #endif
 }
 
+// The fast kernel's rows per warp (FilterLaunchOptions) for gaussian, box and sobel: one row a
+// warp, three (groups of edge rows that do not divide the strips' rows) and 16, each with the early
+// trigger on and off.
+TEST(GpuFastRows, EveryRowsPerWarpMatchesTwin) {
+  JP_REQUIRE_GPU();
+#if JETPIPE_HAVE_CUDA
+  std::mt19937 rng(fresh_seed());
+  const HostImage src = random_image(1040, 45, PixelFormat::kGray8, rng);
+  for (int rows : {1, 3, 16}) {
+    for (bool early : {true, false}) {
+      SCOPED_TRACE("rows per warp " + std::to_string(rows) + " early trigger " +
+                   std::to_string(early));
+      FilterLaunchOptions o;
+      o.rows_per_warp = rows;
+      LaunchContext ctx;
+      ctx.early_trigger = early;
+      const Border& b = kBorders[2].border;
+      const GaussianParams gp = resolve_gaussian(5, 0, b);
+      check_gpu_filter(
+          src.view(), b, PixelFormat::kGray8,
+          [&](const ImageView& s, const ImageView& d, int y0, int y1) {
+            gaussian_ref(gp, s, d, y0, y1);
+          },
+          [&](const FilterSource& s, const ImageView& d, int y0, int y1, cudaStream_t st,
+              FilterPath pa) { return launch_gaussian(gp, s, d, y0, y1, ctx, st, pa, o); },
+          rng);
+      BoxParams bp;
+      bp.ksize = 7;
+      bp.border = b;
+      check_gpu_filter(
+          src.view(), b, PixelFormat::kGray8,
+          [&](const ImageView& s, const ImageView& d, int y0, int y1) {
+            box_ref(bp, s, d, y0, y1);
+          },
+          [&](const FilterSource& s, const ImageView& d, int y0, int y1, cudaStream_t st,
+              FilterPath pa) { return launch_box(bp, s, d, y0, y1, ctx, st, pa, o); },
+          rng);
+      SobelParams sp;
+      sp.dx = 1;
+      sp.dy = 0;
+      sp.ksize = 3;
+      sp.border = b;
+      check_gpu_filter(
+          src.view(), b, PixelFormat::kS16,
+          [&](const ImageView& s, const ImageView& d, int y0, int y1) {
+            sobel_ref(sp, s, d, y0, y1);
+          },
+          [&](const FilterSource& s, const ImageView& d, int y0, int y1, cudaStream_t st,
+              FilterPath pa) { return launch_sobel(sp, s, d, y0, y1, ctx, st, pa, o); },
+          rng);
+    }
+  }
+#endif
+}
+
 // gaussian fused with to_gray: a BGR8 / RGB8 source is read as its to_gray image. Equals
 // to_gray_ref then gaussian_ref, bit for bit, for every border, the fast kernel's radii
 // (ksize 3..9) and the tile engine's (ksize 11), the identity (ksize 1), three layouts
@@ -470,6 +525,58 @@ TEST(GpuGaussianColour, MatchesToGrayThenTwin) {
               if (mid < sz.h) {
                 ASSERT_EQ(launch_gaussian(p, FilterSource(src), out.view(), mid, sz.h,
                                           LaunchContext{}, nullptr),
+                          cudaSuccess);
+              }
+              ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+              const HostImage got = test::download(out.view());
+              const test::Diff d = test::max_diff(got.view(), want.view());
+              ASSERT_EQ(d.max_abs, 0) << "at (" << d.x << ", " << d.y << "), strips " << strips;
+            }
+          }
+        }
+      }
+    }
+  }
+#endif
+}
+
+// The staged kernel (gaussian over a colour source) at every rows per warp it takes
+// (FilterLaunchOptions, 1..4) and the early trigger on and off, whole and in two uneven strips:
+// equals to_gray_ref then gaussian_ref.
+TEST(GpuGaussianColour, StagedRowsPerWarpMatchTwin) {
+  JP_REQUIRE_GPU();
+#if JETPIPE_HAVE_CUDA
+  std::mt19937 rng(fresh_seed());
+  for (const Size2& sz : {Size2{1000, 40}, Size2{517, 19}, Size2{1920, 67}}) {
+    const HostImage colour = random_image(sz.w, sz.h, PixelFormat::kBgr8, rng);
+    HostImage gray(sz.w, sz.h, PixelFormat::kGray8);
+    to_gray_ref(colour.view(), gray.view(), 0, sz.h);
+    const DeviceImage src = test::upload(colour.view());
+    for (int bi : {0, 3}) {
+      for (int ksize : {3, 5, 9}) {
+        const GaussianParams p = resolve_gaussian(ksize, 0, kBorders[bi].border);
+        HostImage want(sz.w, sz.h, PixelFormat::kGray8);
+        gaussian_ref(p, gray.view(), want.view(), 0, sz.h);
+        DeviceImage out(sz.w, sz.h, PixelFormat::kGray8);
+        for (int rows = 1; rows <= 4; ++rows) {
+          for (bool early : {true, false}) {
+            SCOPED_TRACE(std::to_string(sz.w) + "x" + std::to_string(sz.h) + " " +
+                         kBorders[bi].name + " ksize " + std::to_string(ksize) + " rows " +
+                         std::to_string(rows) + " early trigger " + std::to_string(early));
+            FilterLaunchOptions o;
+            o.rows_per_warp = rows;
+            LaunchContext ctx;
+            ctx.early_trigger = early;
+            for (int strips : {1, 2}) {
+              test::poison_device(out.view());
+              const int mid = strips == 1 ? sz.h : sz.h / 3;
+              const FilterSource fs(src.view());
+              ASSERT_EQ(
+                  launch_gaussian(p, fs, out.view(), 0, mid, ctx, nullptr, FilterPath::kAuto, o),
+                  cudaSuccess);
+              if (mid < sz.h) {
+                ASSERT_EQ(launch_gaussian(p, fs, out.view(), mid, sz.h, ctx, nullptr,
+                                          FilterPath::kAuto, o),
                           cudaSuccess);
               }
               ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
@@ -679,6 +786,35 @@ std::vector<Case> harris_fast_cases() {
 }
 INSTANTIATE_TEST_SUITE_P(Geometry, GpuHarrisFast, ::testing::ValuesIn(harris_fast_cases()),
                          case_name);
+
+// ksize 3, block 3 at sizes where the tiled kernel and the fast kernel both apply
+// (HarrisLaunchOptions
+// ::tiled_px: every launch tiled, or none), each with the early trigger on and off: both equal the
+// twin in every layout, path and strip split.
+TEST(GpuHarrisTiledOrFast, BothMatchTwin) {
+  JP_REQUIRE_GPU();
+#if JETPIPE_HAVE_CUDA
+  std::mt19937 rng(fresh_seed());
+  HarrisParams p;
+  p.block_size = 3;
+  p.ksize = 3;
+  for (const Size2& sz : {Size2{640, 48}, Size2{1040, 40}}) {
+    const HostImage src = random_image(sz.w, sz.h, PixelFormat::kGray8, rng);
+    for (int b : {0, 2, 3}) {  // not wrap: the tiled kernel does not take it
+      p.border = kBorders[b].border;
+      for (long long tiled_px : {0LL, 1LL << 40}) {
+        for (bool early : {true, false}) {
+          HarrisLaunchOptions o;
+          o.tiled_px = tiled_px;
+          LaunchContext ctx;
+          ctx.early_trigger = early;
+          check_harris(src.view(), p, rng, o, ctx);
+        }
+      }
+    }
+  }
+#endif
+}
 
 // launch_harris_max: the response as launch_harris writes it, and the maximum of all of it
 // gathered over three strips into one key (the detection's quality threshold reads it): the fast
