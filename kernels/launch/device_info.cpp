@@ -5,13 +5,16 @@
 #include <cuda_runtime_api.h>
 
 #include <atomic>
+#include <mutex>
 
 namespace jetpipe::dev {
 
 namespace {
 
+// Written once per device, under the mutex, before g_known says so; read only after.
 DeviceInfo g_cache[kMaxDevices];
 std::atomic<bool> g_known[kMaxDevices];
+std::mutex g_write;
 
 }  // namespace
 
@@ -32,8 +35,11 @@ cudaError_t current_device(DeviceInfo* out) {
   if (e) return e;
   if (d.sm_count < 1) d.sm_count = 1;
   if (slot) {
-    g_cache[dev] = d;  // every writer stores the same values
-    g_known[dev].store(true, std::memory_order_release);
+    const std::lock_guard<std::mutex> lock(g_write);
+    if (!g_known[dev].load(std::memory_order_relaxed)) {
+      g_cache[dev] = d;
+      g_known[dev].store(true, std::memory_order_release);
+    }
   }
   *out = d;
   return cudaSuccess;
