@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: MIT
 // CUDA twin of box: exact integer window sums, then the rounded mean or the saturated sum. Kernel
-// bodies in kernels/block/filter_fast.cuh (ksize ≤ 9) and filter_separable.cuh.
+// bodies in kernels/filters/ (fast_kernel.cuh for ksize ≤ 9, separable.cuh).
 #include <cuda_runtime.h>
 
-#include "kernels/block/filter_fast.cuh"
-#include "kernels/block/filter_launch.cuh"
-#include "kernels/block/filter_separable.cuh"
+#include "kernels/filters/fast_dispatch.cuh"
+#include "kernels/launch/filter_launch.cuh"
+#include "kernels/filters/separable.cuh"
 #include "kernels/box.h"
 
 namespace jetpipe {
@@ -39,7 +39,8 @@ struct BoxStore {
 }  // namespace
 
 cudaError_t launch_box(const BoxParams& p, const FilterSource& src, const ImageView& dst, int y0,
-                       int y1, cudaStream_t stream, FilterPath path) {
+                       int y1, const LaunchContext& ctx, cudaStream_t stream, FilterPath path,
+                       const FilterLaunchOptions& options) {
   if (cudaError_t e = dev::check_filter_views(src.view, dst, PixelFormat::kGray8, y0, y1)) return e;
   if (p.ksize < 1 || p.ksize % 2 == 0 || p.ksize > 2 * kSepMaxRadius + 1) {
     return cudaErrorInvalidValue;
@@ -64,7 +65,7 @@ cudaError_t launch_box(const BoxParams& p, const FilterSource& src, const ImageV
       epi.area = static_cast<std::uint32_t>(area);
       epi.magic = dev::box_magic(2u * epi.area);
       return dev::launch_fast_separable(s, ones, ones, p.ksize, w, src.view.height, y0, y1, dst,
-                                        epi, false, stream);
+                                        epi, false, ctx, stream, options.rows_per_warp);
     }
     const BoxStore store{dst.data, dst.pitch, p.normalize,
                          area,     2 * area,  1.0f / static_cast<float>(2 * area)};

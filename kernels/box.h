@@ -24,6 +24,7 @@ void box_ref(const BoxParams& p, const ImageView& src, const ImageView& dst, int
 #if JETPIPE_HAVE_CUDA
 #include <driver_types.h>
 
+#include "kernels/launch_context.h"
 #include "kernels/texture.h"
 
 namespace jetpipe {
@@ -33,7 +34,8 @@ namespace jetpipe {
 // kernel, larger through the separable tile engine, 1 is a 2D copy. Asynchronous on `stream`; no
 // allocation; returns the launch's error (cudaErrorInvalidValue for bad arguments).
 cudaError_t launch_box(const BoxParams& p, const FilterSource& src, const ImageView& dst, int y0,
-                       int y1, cudaStream_t stream, FilterPath path = FilterPath::kAuto);
+                       int y1, const LaunchContext& ctx, cudaStream_t stream,
+                       FilterPath path = FilterPath::kAuto, const FilterLaunchOptions& options = {});
 
 }  // namespace jetpipe
 #endif  // JETPIPE_HAVE_CUDA

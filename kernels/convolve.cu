@@ -6,8 +6,8 @@
 // that the row's 4 + cols − 1 pixels sit in registers.
 #include <cuda_runtime.h>
 
-#include "kernels/block/filter_launch.cuh"
-#include "kernels/block/filter_source.cuh"
+#include "kernels/launch/filter_launch.cuh"
+#include "kernels/filters/source.cuh"
 #include "kernels/convolve.h"
 
 namespace jetpipe {

@@ -17,7 +17,7 @@ namespace jetpipe {
 // Which candidates kernel a GPU launch uses (the CPU twin ignores it): 64 × 32 tiles in shared
 // memory (any format, radius and layout), or rows streamed by warps (F32 with 16-byte aligned rows,
 // radius ≤ 4; otherwise the tiles). kAuto: the rows for launches of at least
-// kDetectRowsMinPixels pixels, where they are faster (docs/PERFORMANCE.md).
+// kDetectRowsMinPixels pixels, where they are faster (docs/decisions/010-detect-rows-path.md).
 enum class DetectPath { kAuto, kTiles, kRows };
 inline constexpr long long kDetectRowsMinPixels = 1ll << 25;
 
@@ -66,11 +66,12 @@ DetectResult detect_finish(std::vector<Detection> candidates, int max_detections
 #include <cstddef>
 #include <cstdint>
 
+#include "kernels/launch_context.h"
 #include "kernels/max_feed.h"
 
 namespace jetpipe {
 
-// ---- GPU twin (kernels/detect.cu) ------------------------------------------------------------
+// ---- GPU twin (kernels/detect/) ----------------------------------------------------------------
 // The result in device memory (or mapped host memory, the caller's choice): this header, then
 // max_detections points of which the first `count` are valid, in the contract's order. One
 // contiguous block of detect_result_bytes(p) bytes: copy it back in one cudaMemcpyAsync (or only
@@ -100,6 +101,12 @@ inline DetectResult to_detect_result(const DetectDeviceResult* host_copy) {
   return r;
 }
 
+// Launch shape overrides for benchmarks and tests; zeros follow the target's policy
+// (kernels/detect/tuning.h). Results never depend on them.
+struct DetectLaunchOptions {
+  int finish_blocks_per_sm = 0;  // detect_finish's cooperative grid (at most the blocks that fit)
+};
+
 // Device scratch for one frame of a (response size, params): candidate buffer of
 // min(W·H, max(65536, 4·max_detections, W·H / 8)) entries of 8 bytes, a sort area of
 // max(4096, max_detections) entries (twice when max_detections > 4096, plus CUB's radix sort
@@ -118,7 +125,8 @@ cudaError_t detect_workspace_init(void* workspace, int width, int height, cudaSt
 // CUB's radix sort and one more kernel when max_detections > 4096; graph-capturable; never
 // synchronizes or allocates; returns the first launch error.
 cudaError_t launch_detect(const DetectParams& p, const ImageView& response, int y0, int y1,
-                          void* workspace, DetectDeviceResult* out, cudaStream_t stream);
+                          void* workspace, DetectDeviceResult* out, const LaunchContext& ctx,
+                          cudaStream_t stream, const DetectLaunchOptions& options = {});
 
 // Strips: how partial results merge. For the strips [a0, a1), [a1, a2), … that partition the rows
 // [y0, y1) of one frame, all with one workspace:
@@ -148,9 +156,11 @@ std::uint32_t* detect_max_slot(void* workspace);
 // bands for the next frame.
 MaxFeed detect_feed(void* workspace, int width, int height);
 cudaError_t launch_detect_candidates(const DetectParams& p, const ImageView& response, int y0,
-                                     int y1, void* workspace, cudaStream_t stream);
+                                     int y1, void* workspace, const LaunchContext& ctx,
+                                     cudaStream_t stream);
 cudaError_t launch_detect_finish(const DetectParams& p, const ImageView& response, int y0, int y1,
-                                 void* workspace, DetectDeviceResult* out, cudaStream_t stream);
+                                 void* workspace, DetectDeviceResult* out, cudaStream_t stream,
+                                 const DetectLaunchOptions& options = {});
 
 }  // namespace jetpipe
 #endif  // JETPIPE_HAVE_CUDA

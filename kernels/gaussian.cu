@@ -1,13 +1,14 @@
 // SPDX-License-Identifier: MIT
 // CUDA twin of gaussian (OpenCV's bit-exact 8-bit GaussianBlur): Q8 taps, exact integer passes, one
-// rounding. Kernel bodies in kernels/block/filter_fast.cuh (ksize ≤ 9) and filter_separable.cuh.
+// rounding. Kernel bodies in kernels/filters/ (fast_kernel.cuh and
+// staged_kernel.cuh for ksize ≤ 9, separable.cuh).
 #include <cuda_runtime.h>
 
 #include <vector>
 
-#include "kernels/block/filter_fast.cuh"
-#include "kernels/block/filter_launch.cuh"
-#include "kernels/block/filter_separable.cuh"
+#include "kernels/filters/fast_dispatch.cuh"
+#include "kernels/launch/filter_launch.cuh"
+#include "kernels/filters/separable.cuh"
 #include "kernels/gaussian.h"
 #include "kernels/to_gray.h"
 
@@ -46,7 +47,8 @@ const std::vector<int>& q8_taps(const GaussianParams& p) {
 }  // namespace
 
 cudaError_t launch_gaussian(const GaussianParams& p, const FilterSource& src, const ImageView& dst,
-                            int y0, int y1, cudaStream_t stream, FilterPath path) {
+                            int y0, int y1, const LaunchContext& ctx, cudaStream_t stream,
+                            FilterPath path, const FilterLaunchOptions& options) {
   // A colour source is read as its to_gray image (the fusion of to_gray → gaussian).
   const bool colour = dev::is_colour(src.view);
   ImageView as_gray = src.view;
@@ -74,7 +76,8 @@ cudaError_t launch_gaussian(const GaussianParams& p, const FilterSource& src, co
   auto run = [&](const auto& s) {
     if (r <= kFastMaxRadius) {
       return dev::launch_fast_separable(s, taps.data(), taps.data(), p.ksize, w, src.view.height,
-                                        y0, y1, dst, dev::GaussQ16Epilogue{}, true, stream);
+                                        y0, y1, dst, dev::GaussQ16Epilogue{}, true, ctx, stream,
+                                        options.rows_per_warp);
     }
     return dev::launch_separable_tile(s, taps.data(), p.ksize, taps.data(), p.ksize, w, y0, y1,
                                       GaussStore{dst.data, dst.pitch}, stream);

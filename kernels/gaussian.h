@@ -46,6 +46,7 @@ void gaussian_ref(const GaussianParams& p, const ImageView& src, const ImageView
 #if JETPIPE_HAVE_CUDA
 #include <driver_types.h>
 
+#include "kernels/launch_context.h"
 #include "kernels/texture.h"
 
 namespace jetpipe {
@@ -55,13 +56,14 @@ namespace jetpipe {
 // A BGR8 / RGB8 src is read as its to_gray image (to_gray fused into the filter: equals
 // to_gray_ref then gaussian_ref; global loads, no texture).
 // ksize 1..65 (odd); any size ≥ 1, any pitch, ROI views. One fused pass: ksize ≤ 9 through the
-// register-window kernel (kernels/block/filter_fast.cuh), larger through the separable tile engine;
+// register-window kernel (kernels/filters/fast_kernel.cuh), larger through the separable tile engine;
 // a kernel whose Q8 taps are a single 256 is the identity (a 2D copy). Reads through `path` (a
 // texture only where src carries one made for src.view and p.border). Asynchronous on `stream`; no
 // allocation; returns the launch's error (cudaErrorInvalidValue for bad arguments).
 cudaError_t launch_gaussian(const GaussianParams& p, const FilterSource& src, const ImageView& dst,
-                            int y0, int y1, cudaStream_t stream,
-                            FilterPath path = FilterPath::kAuto);
+                            int y0, int y1, const LaunchContext& ctx, cudaStream_t stream,
+                            FilterPath path = FilterPath::kAuto,
+                            const FilterLaunchOptions& options = {});
 
 }  // namespace jetpipe
 #endif  // JETPIPE_HAVE_CUDA

@@ -51,21 +51,37 @@ void harris_ref(const HarrisParams& p, const ImageView& src, const ImageView& ds
 
 #include <cstdint>
 
+#include "kernels/launch_context.h"
 #include "kernels/max_feed.h"
 #include "kernels/texture.h"
 
 namespace jetpipe {
+
+// Launch shape overrides for benchmarks and tests; the defaults follow the target's policy
+// (kernels/tuning_filters.h). Results never depend on them.
+struct HarrisLaunchOptions {
+  // The fast kernel (ksize 3, block 3..7): output rows a warp (0: the policy's) and columns a lane,
+  // 4 or 8 (0: the policy's; 4 where 8 does not fit the width). Either one set runs the fast
+  // kernel where it fits, never the tiled one.
+  int rows_per_warp = 0;
+  int lane_cols = 0;
+  // ksize 3, block 3: the tiled kernel for launches of at most this many output pixels (−1: the
+  // policy's harris_tiled_px; 0: never).
+  long long tiled_px = -1;
+};
 
 // CUDA twin of harris_ref, bit for bit: output rows [y0, y1) of dst (F32, src's size) from the
 // whole src (GRAY8). block_size 1..31, ksize 1, 3, 5, 7. The same integer core (exact: 32-bit
 // sums for ksize 3 and block ≤ 7, 64-bit otherwise) and the same double operations (__dmul_rn /
 // __dadd_rn / __dsub_rn in the order above). ksize 3 with block 3 runs the tiled kernel
 // (launch_harris_tiled below) up to the policy's size; ksize 3 with block 3..7 otherwise one fused
-// register-tiled pass (kernels/block/harris_fast.cuh); the rest, and views neither takes, a
-// shared-memory tile engine (harris_tile.cuh). Any size, pitch (F32 rows need not be 4-byte
-// aligned), ROI. Asynchronous on `stream`; no allocation; returns the launch's error.
+// register-tiled pass (kernels/harris/fast_kernel.cuh); the rest, and views neither takes, a
+// shared-memory tile engine (kernels/harris/tile_kernel.cuh). Any size, pitch (F32 rows need not be
+// 4-byte aligned), ROI. Asynchronous on `stream`; no allocation; returns the launch's error.
 cudaError_t launch_harris(const HarrisParams& p, const FilterSource& src, const ImageView& dst,
-                          int y0, int y1, cudaStream_t stream, FilterPath path = FilterPath::kAuto);
+                          int y0, int y1, const LaunchContext& ctx, cudaStream_t stream,
+                          FilterPath path = FilterPath::kAuto,
+                          const HarrisLaunchOptions& options = {});
 
 // launch_harris that also gathers the maximum of the rows it writes into *max_key: the order key
 // of kernels/block/max_key.cuh, raised with atomicMax (one per warp at most), so launches over the
@@ -73,24 +89,27 @@ cudaError_t launch_harris(const HarrisParams& p, const FilterSource& src, const 
 // response: pass detect_max_slot(its workspace) and skip launch_detect_max (kernels/detect.h).
 // max_key must not be null (cudaErrorInvalidValue).
 cudaError_t launch_harris_max(const HarrisParams& p, const FilterSource& src, const ImageView& dst,
-                              int y0, int y1, std::uint32_t* max_key, cudaStream_t stream,
-                              FilterPath path = FilterPath::kAuto);
+                              int y0, int y1, std::uint32_t* max_key, const LaunchContext& ctx,
+                              cudaStream_t stream, FilterPath path = FilterPath::kAuto,
+                              const HarrisLaunchOptions& options = {});
 // The same, feeding the detection's MaxFeed (kernels/max_feed.h; detect_feed of its workspace):
 // the maximum into feed.max_key (not null), and where the tiled kernel runs and y0 is a multiple of
 // 8, the maximum of each band of 8 rows × 64 columns it writes whole into feed.bands (if not null).
 cudaError_t launch_harris_max(const HarrisParams& p, const FilterSource& src, const ImageView& dst,
-                              int y0, int y1, const MaxFeed& feed, cudaStream_t stream,
-                              FilterPath path = FilterPath::kAuto);
+                              int y0, int y1, const MaxFeed& feed, const LaunchContext& ctx,
+                              cudaStream_t stream, FilterPath path = FilterPath::kAuto,
+                              const HarrisLaunchOptions& options = {});
 
 // ksize 3 and block_size 3 (the default pipeline's harris) through the tiled kernel
-// (kernels/block/harris_tiled.cuh), which launch_harris picks by the target's policy
+// (kernels/harris/tiled_kernel.cuh), which launch_harris picks by the target's policy
 // (kernels/tuning_filters.h): whether it takes these views (any border but wrap, src GRAY8 of at
 // least 16 × 16, any pitch or alignment; dst F32 of src's size with 4-byte aligned rows), and the
 // launch itself, as launch_harris_max (max_key may be null). cudaErrorInvalidValue where it does
 // not fit. For tests and benchmarks; launch_harris is the entry point.
 bool harris_tiled_fits(const HarrisParams& p, const ImageView& src, const ImageView& dst);
 cudaError_t launch_harris_tiled(const HarrisParams& p, const ImageView& src, const ImageView& dst,
-                                int y0, int y1, std::uint32_t* max_key, cudaStream_t stream);
+                                int y0, int y1, std::uint32_t* max_key, const LaunchContext& ctx,
+                                cudaStream_t stream);
 
 }  // namespace jetpipe
 #endif  // JETPIPE_HAVE_CUDA

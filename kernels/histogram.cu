@@ -21,8 +21,8 @@
 
 #include "kernels/block/last_block.cuh"
 #include "kernels/block/lane_histogram.cuh"
-#include "kernels/block/launch_config.cuh"
-#include "kernels/block/pdl.cuh"
+#include "kernels/launch/launch_config.cuh"
+#include "kernels/launch/pdl_launch.cuh"
 #include "kernels/histogram.h"
 #include "kernels/stats.h"
 #include "kernels/tuning.h"
@@ -182,7 +182,7 @@ cudaError_t launch(const HistogramParams& p, const ImageView& src, std::uint64_t
   if (cudaError_t e = dev::allow_dynamic_smem(kernel, slot, d, smem)) return e;
   int per_sm = 1;
   if (cudaError_t e = dev::blocks_per_sm(kernel, slot, d, threads, smem, &per_sm)) return e;
-  unsigned grid = std::min(static_cast<unsigned>(d.sms * per_sm), dev::div_up(a.items, warps));
+  unsigned grid = std::min(static_cast<unsigned>(d.sm_count * per_sm), dev::div_up(a.items, warps));
   if (opt.max_blocks > 0) grid = std::min(grid, static_cast<unsigned>(opt.max_blocks));
   if (opt.min_items_per_warp > 0) {
     grid = std::min(grid, dev::div_up(a.items, static_cast<unsigned>(warps) *

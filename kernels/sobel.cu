@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: MIT
 // CUDA twin of sobel: exact integer derivative (row pass, column pass) through the fast separable
-// kernel (kernels/block/filter_fast.cuh: signed taps, vertical sums biased into [0, 2^16)), or the
+// kernel (kernels/filters/fast_kernel.cuh: signed taps, vertical sums biased into [0, 2^16)), or the
 // tile engine for views it does not take, then the twin's float scale and saturation.
 #include <cuda_runtime.h>
 
 #include <vector>
 
-#include "kernels/block/filter_fast.cuh"
-#include "kernels/block/filter_launch.cuh"
+#include "kernels/filters/fast_dispatch.cuh"
+#include "kernels/launch/filter_launch.cuh"
 #include "kernels/sobel.h"
 
 namespace jetpipe {
@@ -93,7 +93,8 @@ const IntTaps& int_taps(const SobelParams& p) {
 }  // namespace
 
 cudaError_t launch_sobel(const SobelParams& p, const FilterSource& src, const ImageView& dst,
-                         int y0, int y1, cudaStream_t stream, FilterPath path) {
+                         int y0, int y1, const LaunchContext& ctx, cudaStream_t stream,
+                         FilterPath path, const FilterLaunchOptions& options) {
   const PixelFormat out = p.abs8 ? PixelFormat::kGray8 : PixelFormat::kS16;
   if (cudaError_t e = dev::check_filter_views(src.view, dst, out, y0, y1)) return e;
   if ((p.ksize != 1 && p.ksize != 3 && p.ksize != 5 && p.ksize != 7) || p.dx < 0 || p.dy < 0 ||
@@ -120,7 +121,7 @@ cudaError_t launch_sobel(const SobelParams& p, const FilterSource& src, const Im
   const int w = src.view.width;
   return dev::with_source(src, p.border, tex, [&](const auto& s) {
     return dev::launch_fast_separable(s, kx, ky, k, w, src.view.height, y0, y1, dst, epi, false,
-                                      stream);
+                                      ctx, stream, options.rows_per_warp);
   });
 }
 

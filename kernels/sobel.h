@@ -32,6 +32,7 @@ void sobel_ref(const SobelParams& p, const ImageView& src, const ImageView& dst,
 #if JETPIPE_HAVE_CUDA
 #include <driver_types.h>
 
+#include "kernels/launch_context.h"
 #include "kernels/texture.h"
 
 namespace jetpipe {
@@ -43,8 +44,9 @@ namespace jetpipe {
 // and saturated, as the twin. Any size, pitch (S16 rows need not be 2-byte aligned), ROI.
 // Asynchronous on `stream`; no allocation; returns the launch's error.
 cudaError_t launch_sobel(const SobelParams& p, const FilterSource& src, const ImageView& dst,
-                         int y0, int y1, cudaStream_t stream,
-                         FilterPath path = FilterPath::kAuto);
+                         int y0, int y1, const LaunchContext& ctx, cudaStream_t stream,
+                         FilterPath path = FilterPath::kAuto,
+                         const FilterLaunchOptions& options = {});
 
 }  // namespace jetpipe
 #endif  // JETPIPE_HAVE_CUDA

@@ -18,7 +18,7 @@
 #include <cstdint>
 
 #include "kernels/block/last_block.cuh"
-#include "kernels/block/launch_config.cuh"
+#include "kernels/launch/launch_config.cuh"
 #include "kernels/stats.h"
 #include "kernels/tuning.h"
 #include "kernels/warp/row_stream.cuh"
@@ -370,7 +370,7 @@ cudaError_t launch_stats(const ImageView& src, StatsAccum* out, int y0, int y1, 
   int per_sm = 1;
   if (cudaError_t e = dev::blocks_per_sm(kernel, *slot, d, threads, 0, &per_sm)) return e;
   const unsigned grid =
-      std::min(static_cast<unsigned>(d.sms * per_sm), dev::div_up(a.items, threads / 32));
+      std::min(static_cast<unsigned>(d.sm_count * per_sm), dev::div_up(a.items, threads / 32));
   kernel<<<grid, threads, 0, stream>>>(a);
   return cudaPeekAtLastError();
 }

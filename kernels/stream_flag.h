@@ -2,13 +2,10 @@
 // A stream telling a kernel already running on another stream that its work has landed, faster
 // than an event: one stream writes a value into device memory after its prior work (a stream
 // memory operation, cuStreamWriteValue32), and a one-thread kernel queued on the other stream
-// polls for it, then exits, and the kernel after it on that stream starts. Measured on an H100
-// (docs/PERFORMANCE.md): a kernel waiting for a 1.56 MB strip copy through an event started
-// 5.9-6.9 µs after the copy ended; a running kernel polling such a value saw it after 2.75 µs.
-// Letting the next kernel's blocks become resident early (griddepcontrol.launch_dependents at the
-// poller's start) was slower: those blocks held the SMs while the frame's other strips ran. With
-// the executor's last strip deferred until the other strips' chains have ended, it gained nothing
-// measurable (1080p K = 4 single frames, twenty-second session).
+// polls for it, then exits, and the kernel after it on that stream starts: on an H100 a running
+// poller saw a strip copy's value 2.75 µs after the copy, where an event took 5.9-6.9 µs
+// (docs/decisions/007-strip-copies-outside-graph.md). The poller triggers no dependents early: those
+// blocks held the SMs from the frame's other strips (docs/decisions/001-pdl-early-trigger.md).
 //
 // The values are sequence numbers: the waiting kernel compares the flag with an expected value
 // that its own stream wrote before it, so a flag left by an abandoned frame never matches a later

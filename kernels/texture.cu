@@ -4,11 +4,10 @@
 
 #include <cmath>
 #include <cstring>
-#include <mutex>
 #include <utility>
 
-#include "kernels/block/filter_launch.cuh"
-#include "kernels/block/filter_source.cuh"
+#include "kernels/launch/filter_launch.cuh"
+#include "kernels/filters/source.cuh"
 #include "kernels/texture.h"
 #include "core/cuda_check.h"
 
@@ -169,29 +168,7 @@ bool UniqueTexture::serves(const ImageView& view, const Border& border) const {
           border_fill_u8(border) == border_fill_u8(border_));
 }
 
-// ---- Device figures, cached per device ---------------------------------------------------------
-
 namespace dev {
-
-const DeviceInfo& device_info() {
-  constexpr int kMaxDevices = 64;
-  static DeviceInfo infos[kMaxDevices];
-  static std::once_flag once[kMaxDevices];
-  int device = 0;
-  if (cudaGetDevice(&device) != cudaSuccess || device < 0 || device >= kMaxDevices) {
-    cudaGetLastError();
-    static const DeviceInfo fallback;
-    return fallback;
-  }
-  std::call_once(once[device], [device] {
-    DeviceInfo& d = infos[device];
-    cudaDeviceGetAttribute(&d.sm_count, cudaDevAttrMultiProcessorCount, device);
-    cudaDeviceGetAttribute(&d.cc_major, cudaDevAttrComputeCapabilityMajor, device);
-    cudaDeviceGetAttribute(&d.cc_minor, cudaDevAttrComputeCapabilityMinor, device);
-    if (d.sm_count < 1) d.sm_count = 1;
-  });
-  return infos[device];
-}
 
 // ---- Border probe ------------------------------------------------------------------------------
 

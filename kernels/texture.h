@@ -37,6 +37,13 @@ enum class FilterPath {
 };
 const char* to_string(FilterPath p);
 
+// Launch shape overrides of the filters' fast and staged kernels (gaussian, box, sobel), for
+// benchmarks and tests; zeros follow the target's policy (kernels/tuning_filters.h). Results never
+// depend on them.
+struct FilterLaunchOptions {
+  int rows_per_warp = 0;  // output rows a warp (the staged kernel: 1 .. 4)
+};
+
 // How the texture unit serves a border mode (DESIGN.md, "Border modes", measured on an H200):
 //   address     the cudaTextureAddressMode of both axes
 //   normalized  coordinates in [0, 1) of the image size (wrap and mirror work only with these)

@@ -19,7 +19,7 @@
 #include <cmath>
 #include <cstdint>
 
-#include "kernels/block/launch_config.cuh"
+#include "kernels/launch/launch_config.cuh"
 #include "kernels/block/map_rows.cuh"
 #include "kernels/threshold.h"
 #include "kernels/tuning.h"

@@ -12,7 +12,7 @@
 #include <cstdint>
 
 #include "kernels/block/gray16.cuh"
-#include "kernels/block/launch_config.cuh"
+#include "kernels/launch/launch_config.cuh"
 #include "kernels/block/map_rows.cuh"
 #include "kernels/to_gray.h"
 #include "kernels/tuning.h"

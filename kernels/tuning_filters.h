@@ -46,6 +46,9 @@ struct FilterPolicy {
   // fast_rows_min where a launch would otherwise have fewer than fast_warps_per_sm warps per SM.
   int fast_rows[kFastMaxRadius];
   int fast_rows_min, fast_warps_per_sm;
+  // Staged kernel (gaussian over a colour source, kernels/filters/staged_kernel.cuh): output rows
+  // per warp, 1..kStagedMaxRows (a block of 8 warps converts 8 · rows + 2R gray rows once).
+  int staged_rows;
   // harris fast kernel: output rows per warp on large images, lowered to harris_rows_min where a
   // launch would otherwise have fewer than harris_warps_per_sm warps per SM; launches of at most
   // harris_narrow_px output pixels use 4 columns a lane (twice the warps), larger ones 8 (images
@@ -53,7 +56,7 @@ struct FilterPolicy {
   int harris_rows, harris_rows_min, harris_warps_per_sm;
   long long harris_narrow_px;
   // harris ksize 3, block 3: launches of at most harris_tiled_px output pixels run the tiled kernel
-  // (kernels/block/harris_tiled.cuh; 0: never), larger ones the fast kernel.
+  // (kernels/harris/tiled_kernel.cuh; 0: never), larger ones the fast kernel.
   long long harris_tiled_px;
 };
 
@@ -67,6 +70,7 @@ inline constexpr FilterPolicy kFilterPolicyOrin{
     /*fast_rows=*/{6, 8, 12, 16},
     /*fast_rows_min=*/4,
     /*fast_warps_per_sm=*/24,
+    /*staged_rows=*/2,
     /*harris_rows=*/32,
     /*harris_rows_min=*/4,
     /*harris_warps_per_sm=*/8,
@@ -92,9 +96,11 @@ inline constexpr FilterPolicy kFilterPolicyDiscrete{
     /*fast_rows=*/{6, 8, 12, 16},
     /*fast_rows_min=*/4,
     /*fast_warps_per_sm=*/24,  // the resident warps at 6 blocks of 4 warps (80 registers, 5×5)
-    // harris fast kernel, block 3 / ksize 3, tiled, rows a warp × columns a lane (µs), with the
-    // edge tiles compiled for ksize 3 (seventh session; before them an edge block's extra tile
-    // cost ~9 µs at 1080p, so 5 and 6 rows, whose edge blocks run two tiles, took 30.6):
+    // H200, the 1080p chain as a graph: 1 → 30.0 µs, 2 → 29.8
+    // (docs/decisions/002-gaussian-staged-colour.md).
+    /*staged_rows=*/2,
+    // harris fast kernel, block 3 / ksize 3, tiled, rows a warp × columns a lane (µs, H100), with
+    // the edge tiles compiled for ksize 3:
     // 16384²: 8 cols: 8 → 764, 16 → 709, 32 → 689; 4 cols: 16 → 824. 3840×2160: 8 cols: 8 → 37.2,
     // 16 → 39.7, 32 → 47.5. 1080p: 8 cols: 8 → 18.9, 16 → 20.8, 32 → 27.2; 4 cols: 16 → 21.4.
     // So 8 columns everywhere, 32 rows at 16384², 8 rows at 1080p and 4K (up to 32 warps/SM).
@@ -102,10 +108,10 @@ inline constexpr FilterPolicy kFilterPolicyDiscrete{
     /*harris_rows_min=*/8,
     /*harris_warps_per_sm=*/32,
     /*harris_narrow_px=*/0,
-    // harris 3 / 3, tiled kernel against the fast kernel (twenty-fourth session, event-timed
-    // single launches, µs; the fast kernel at 8 rows a warp, 32 at 16384²): 640×480 9.7 / 11.1,
-    // 1080p 14.0 / 17.1, 4K 34.7 / 35.5, 16384² 814 / 689; the 1080p chain as a graph 33.8 /
-    // 37.2. So up to 4K and a bit beyond: 2^24 pixels.
+    // harris 3 / 3, tiled kernel against the fast kernel (H100, event-timed single launches, µs;
+    // the fast kernel at 8 rows a warp, 32 at 16384²): 640×480 9.7 / 11.1, 1080p 14.0 / 17.1,
+    // 4K 34.7 / 35.5, 16384² 814 / 689; the 1080p chain as a graph 33.8 / 37.2. So up to 4K and
+    // a bit beyond: 2^24 pixels (docs/decisions/003-harris-tiled.md).
     /*harris_tiled_px=*/1LL << 24,
 };
 

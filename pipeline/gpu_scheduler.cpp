@@ -5,12 +5,11 @@
 #include <nvtx3/nvToolsExt.h>
 
 #include <algorithm>
-#include <optional>
 #include <utility>
 #include <vector>
 
 #include "core/cuda_check.h"
-#include "kernels/launch_scope.h"
+#include "kernels/launch_context.h"
 #include "kernels/stream_flag.h"
 
 namespace jetpipe {
@@ -98,8 +97,8 @@ void FrameScheduler::enqueue(const std::map<std::string, ImageView>& views, bool
   std::map<cudaStream_t, int> polled;  // per stream, the latest copy polled (its last strip)
   // Frames of several strips launch without the early trigger (FramePlan::early_trigger,
   // docs/decisions/001-pdl-early-trigger.md).
-  std::optional<EarlyTriggerScope> no_early;
-  if (!fp.early_trigger) no_early.emplace(false);
+  LaunchContext ctx;
+  ctx.early_trigger = fp.early_trigger;
   // Makes stream s wait for the strips of stage i's producer (the frame's copies, or the stage
   // writing its input) that hold the rows stage i's strip k reads (producer_strips), except
   // those `skip(j)` says are already ordered before s.
@@ -166,7 +165,7 @@ void FrameScheduler::enqueue(const std::map<std::string, ImageView>& views, bool
     }
     if (k == 0 && timed_strip(s_.timing, 0, strips, true))
       record_timing(ss.t_side.get(), side, capturing);
-    ss.gpu->launch(0, k, sb[i][k], sb[i][k + 1], side);
+    ss.gpu->launch(0, k, sb[i][k], sb[i][k + 1], ctx, side);
     JP_CUDA(cudaEventRecord(ss.done[k].get(), side));
     if (timed_strip(s_.timing, k, strips, false)) record_timing(ss.t_end[k].get(), side, capturing);
   };
@@ -222,7 +221,7 @@ void FrameScheduler::enqueue(const std::map<std::string, ImageView>& views, bool
         if (slot.strip_stream(j) != s) JP_CUDA(cudaStreamWaitEvent(s, ss.done[j].get(), 0));
       }
     }
-    ss.gpu->launch(pass, k, sb[i][k], sb[i][k + 1], s);
+    ss.gpu->launch(pass, k, sb[i][k], sb[i][k + 1], ctx, s);
     JP_CUDA(cudaEventRecord(ss.done[k].get(), s));
     if (pass + 1 == sp.stage->passes() && timed_strip(s_.timing, k, strips, false)) {
       record_timing(ss.t_end[k].get(), s, capturing);

@@ -17,28 +17,43 @@ namespace jetpipe {
 namespace {
 
 #if JETPIPE_HAVE_CUDA
-// The CUDA launcher of each filter's parameter type.
+// The CUDA launcher of each filter's parameter type: launch(p, src, dst, y0, y1, ctx, stream).
 template <class P>
 struct GpuLauncher;
 template <>
 struct GpuLauncher<GaussianParams> {
-  static constexpr auto launch = launch_gaussian;
+  static cudaError_t launch(const GaussianParams& p, const FilterSource& src, const ImageView& dst,
+                            int y0, int y1, const LaunchContext& ctx, cudaStream_t stream) {
+    return launch_gaussian(p, src, dst, y0, y1, ctx, stream);
+  }
 };
 template <>
 struct GpuLauncher<BoxParams> {
-  static constexpr auto launch = launch_box;
+  static cudaError_t launch(const BoxParams& p, const FilterSource& src, const ImageView& dst,
+                            int y0, int y1, const LaunchContext& ctx, cudaStream_t stream) {
+    return launch_box(p, src, dst, y0, y1, ctx, stream);
+  }
 };
 template <>
 struct GpuLauncher<SobelParams> {
-  static constexpr auto launch = launch_sobel;
+  static cudaError_t launch(const SobelParams& p, const FilterSource& src, const ImageView& dst,
+                            int y0, int y1, const LaunchContext& ctx, cudaStream_t stream) {
+    return launch_sobel(p, src, dst, y0, y1, ctx, stream);
+  }
 };
 template <>
-struct GpuLauncher<ConvolveParams> {
-  static constexpr auto launch = launch_convolve;
+struct GpuLauncher<ConvolveParams> {  // no programmatic launches: no context
+  static cudaError_t launch(const ConvolveParams& p, const FilterSource& src, const ImageView& dst,
+                            int y0, int y1, const LaunchContext&, cudaStream_t stream) {
+    return launch_convolve(p, src, dst, y0, y1, stream);
+  }
 };
 template <>
 struct GpuLauncher<HarrisParams> {
-  static constexpr auto launch = launch_harris;
+  static cudaError_t launch(const HarrisParams& p, const FilterSource& src, const ImageView& dst,
+                            int y0, int y1, const LaunchContext& ctx, cudaStream_t stream) {
+    return launch_harris(p, src, dst, y0, y1, ctx, stream);
+  }
 };
 
 // A filter on the GPU: reads the whole input (textures kept per input view), writes strip rows.
@@ -65,18 +80,18 @@ class FilterGpu : public StageGpu {
     max_reader_ = &reader;
     return true;
   }
-  void launch(int, int, int y0, int y1, GpuStream stream) override {
+  void launch(int, int, int y0, int y1, const LaunchContext& ctx, GpuStream stream) override {
     const FilterSource src(in_, *texture_);
     if constexpr (std::is_same_v<P, HarrisParams>) {
       if (max_reader_ != nullptr) {
         check_stage_launch(launch_harris_max(p_, src, out_, y0, y1, max_reader_->maximum_feed(),
-                                             stream, FilterPath::kAuto),
+                                             ctx, stream, FilterPath::kAuto),
                            label_, "launch_harris_max");
         return;
       }
     }
-    check_stage_launch(GpuLauncher<P>::launch(p_, src, out_, y0, y1, stream, FilterPath::kAuto),
-                       label_, "the filter launch");
+    check_stage_launch(GpuLauncher<P>::launch(p_, src, out_, y0, y1, ctx, stream), label_,
+                       "the filter launch");
   }
 
  private:
@@ -96,7 +111,7 @@ class ToGrayGpu : public StageGpu {
     out_ = b.out;
     return false;
   }
-  void launch(int, int, int y0, int y1, GpuStream stream) override {
+  void launch(int, int, int y0, int y1, const LaunchContext&, GpuStream stream) override {
     check_stage_launch(launch_to_gray(in_, out_, y0, y1, stream), label_, "launch_to_gray");
   }
 

@@ -44,7 +44,7 @@ class StatsGpu : public StageGpu {
     if (!absorbed_) changed |= ws_.ensure(stats_workspace_bytes(b.in.format, b.in.height), b.stream);
     return changed;
   }
-  void launch(int, int, int y0, int y1, GpuStream stream) override {
+  void launch(int, int, int y0, int y1, const LaunchContext&, GpuStream stream) override {
     check_stage_launch(launch_stats(in_, accum_.device<StatsAccum>(), y0, y1, ws_.get(), stream),
                        label_, "launch_stats");
   }
@@ -87,7 +87,7 @@ class HistogramGpu : public StageGpu {
     changed |= ws_.ensure(histogram_workspace_bytes(), b.stream);
     return changed;
   }
-  void launch(int, int, int y0, int y1, GpuStream stream) override {
+  void launch(int, int, int y0, int y1, const LaunchContext&, GpuStream stream) override {
     auto* bins = bins_.device<std::uint64_t>();
     const cudaError_t err =
         stats_ ? launch_histogram_stats(p_, in_, bins, stats_->device_accum(), y0, y1, ws_.get(),
@@ -136,7 +136,7 @@ class ThresholdGpu : public StageGpu {
     changed |= ws_.ensure(histogram_workspace_bytes(), b.stream);
     return changed;
   }
-  void launch(int pass, int, int y0, int y1, GpuStream stream) override {
+  void launch(int pass, int, int y0, int y1, const LaunchContext&, GpuStream stream) override {
     if (!otsu_) {
       check_stage_launch(launch_threshold(value_, max_value_, in_, out_, y0, y1, stream), label_,
                          "launch_threshold");
@@ -202,13 +202,13 @@ class DetectGpu : public StageGpu {
     return p_.use_quality && ws_.get() != nullptr ? detect_feed(ws_.get(), in_.width, in_.height)
                                                   : MaxFeed{};
   }
-  void launch(int pass, int, int y0, int y1, GpuStream stream) override {
+  void launch(int pass, int, int y0, int y1, const LaunchContext& ctx, GpuStream stream) override {
     if (p_.use_quality && pass == 0) {
       if (max_fed_) return;  // the producer's launches gather it (pass 1 may run ahead of it)
       check_stage_launch(launch_detect_max(p_, in_, y0, y1, ws_.get(), stream), label_,
                          "launch_detect_max");
     } else {
-      check_stage_launch(launch_detect_candidates(p_, in_, y0, y1, ws_.get(), stream), label_,
+      check_stage_launch(launch_detect_candidates(p_, in_, y0, y1, ws_.get(), ctx, stream), label_,
                          "launch_detect_candidates");
     }
   }

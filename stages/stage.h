@@ -20,6 +20,7 @@
 #include <memory>
 #include <string>
 
+#include "kernels/launch_context.h"
 #include "kernels/max_feed.h"
 #include "core/image.h"
 #include "core/results.h"
@@ -56,9 +57,10 @@ class StageGpu {
   // result memory fit the binding (allocating only when it changed). Returns true when it made or
   // replaced something a captured graph refers to. Throws jetpipe::Error on CUDA failures.
   virtual bool bind(const GpuBinding& b) = 0;
-  // Pass `pass` over rows [y0, y1) of strip `strip`, asynchronously on `stream`; throws on a
-  // launch error.
-  virtual void launch(int pass, int strip, int y0, int y1, GpuStream stream) = 0;
+  // Pass `pass` over rows [y0, y1) of strip `strip`, asynchronously on `stream`, as `ctx` says
+  // (kernels/launch_context.h); throws on a launch error.
+  virtual void launch(int pass, int strip, int y0, int y1, const LaunchContext& ctx,
+                      GpuStream stream) = 0;
   // Whether the pass ends with a merge (per-frame work after all its strips, e.g. Otsu's threshold,
   // the detection's finish, the results' copy back).
   virtual bool merges_after(int /*pass*/) const { return false; }

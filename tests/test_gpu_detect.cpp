@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: MIT
-// GPU detect (kernels/detect.cu) against its CPU twin: detect_max_ref + detect_candidates_ref +
-// detect_finish. Exact: the same points in the same order (scores compared bit for bit), the same
-// count and overflow. Fresh random responses (seed printed); F32, S16, GRAY8; tight, padded (13
-// elements), 16-byte aligned and ROI views; radius 0..5 and the generic paths (6..64); absolute
-// threshold and quality; plateaus; candidates at, one below and one above max_detections and the
-// internal sort sizes; a constant image (every pixel a candidate) beyond the candidate buffer;
-// strips; workspace reuse; a CUDA graph; mapped output; both candidates kernels (DetectPath: the
-// tiles, and the rows where they apply). The output block is poisoned before every run.
+// GPU detect (kernels/detect/dispatch.cu) against its CPU twin: detect_max_ref +
+// detect_candidates_ref + detect_finish. Exact: the same points in the same order (scores compared
+// bit for bit), the same count and overflow. Fresh random responses (seed printed); F32, S16,
+// GRAY8; tight, padded (13 elements), 16-byte aligned and ROI views; radius 0..5 and the generic
+// paths (6..64); absolute threshold and quality; plateaus; candidates at, one below and one above
+// max_detections and the internal sort sizes; a constant image (every pixel a candidate) beyond the
+// candidate buffer; strips; workspace reuse; a CUDA graph; mapped output; both candidates kernels
+// (DetectPath: the tiles, and the rows where they apply). The output block is poisoned before every
+// run.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -105,9 +106,10 @@ class GpuDetector {
     return to_detect_result(r);
   }
 
-  DetectResult run(const ImageView& dev, int y0, int y1) {
+  DetectResult run(const ImageView& dev, int y0, int y1, const LaunchContext& ctx = {},
+                   const DetectLaunchOptions& o = {}) {
     poison();
-    JP_CUDA(launch_detect(p_, dev, y0, y1, ws_.get(), out(), stream_));
+    JP_CUDA(launch_detect(p_, dev, y0, y1, ws_.get(), out(), ctx, stream_, o));
     return fetch();
   }
 
@@ -119,7 +121,8 @@ class GpuDetector {
     }
     // Candidates in reverse order: the merge must not depend on it.
     for (std::size_t i = cuts.size() - 1; i > 0; --i) {
-      JP_CUDA(launch_detect_candidates(p_, dev, cuts[i - 1], cuts[i], ws_.get(), stream_));
+      JP_CUDA(launch_detect_candidates(p_, dev, cuts[i - 1], cuts[i], ws_.get(), LaunchContext{},
+                                       stream_));
     }
     JP_CUDA(launch_detect_finish(p_, dev, cuts.front(), cuts.back(), ws_.get(), out(), stream_));
     return fetch();
@@ -136,7 +139,8 @@ class GpuDetector {
     for (std::size_t i = 0; i <= n; ++i) {
       if (i < n) JP_CUDA(launch_detect_max(p_, dev, cuts[i], cuts[i + 1], ws_.get(), stream_));
       if (i > 0) {
-        JP_CUDA(launch_detect_candidates(p_, dev, cuts[i - 1], cuts[i], ws_.get(), stream_));
+        JP_CUDA(launch_detect_candidates(p_, dev, cuts[i - 1], cuts[i], ws_.get(), LaunchContext{},
+                                         stream_));
       }
     }
     JP_CUDA(launch_detect_finish(p, dev, cuts.front(), cuts.back(), ws_.get(), out(), stream_));
@@ -429,6 +433,46 @@ TEST(GpuDetect, ConstantImageBeyondBuffer) {
   }
 }
 
+// The finish's grid at one and two blocks an SM (DetectLaunchOptions) and the candidates' early
+// trigger on and off: a sparse response (the finish's usual path), a flat one whose candidates
+// overflow the buffer (the NMS re-run in grid-wide passes) and one with max_detections > 4096.
+TEST(GpuDetect, FinishGridAndEarlyTrigger) {
+  JP_REQUIRE_GPU();
+  std::mt19937 rng(fresh_seed());
+  HostImage flat(1920, 1080, PixelFormat::kF32);
+  for (int y = 0; y < 1080; ++y) {
+    for (int x = 0; x < 1920; ++x) flat.view().row<float>(y)[x] = 0.75f;
+  }
+  const Case cases[] = {make_case(random_image(1920, 1080, PixelFormat::kF32, rng), "align16"),
+                        make_case(flat, "pad13")};
+  for (const Case& c : cases) {
+    for (int max : {500, 5000}) {
+      DetectParams params;
+      params.nms_radius = 2;
+      params.use_quality = true;
+      params.quality = 0.5;
+      params.max_detections = max;
+      const DetectResult cpu = cpu_detect(params, c.host, 0, c.host.height);
+      for (const DetectPath path : paths_for(params, c.dev)) {
+        DetectParams p = params;
+        p.path = path;
+        for (int blocks : {1, 2}) {
+          for (bool early : {true, false}) {
+            SCOPED_TRACE(describe(p, c, PixelFormat::kF32) + " finish blocks an SM " +
+                         std::to_string(blocks) + (early ? " early trigger" : ""));
+            DetectLaunchOptions o;
+            o.finish_blocks_per_sm = blocks;
+            LaunchContext ctx;
+            ctx.early_trigger = early;
+            GpuDetector d(p, c.dev.width, c.dev.height);
+            EXPECT_TRUE(same_result(d.run(c.dev, 0, c.dev.height, ctx, o), cpu));
+          }
+        }
+      }
+    }
+  }
+}
+
 // More candidates than the buffer with distinct scores (radius 0: every pixel above the threshold),
 // and exactly one more than the buffer holds.
 TEST(GpuDetect, DistinctCandidatesBeyondBuffer) {
@@ -702,7 +746,7 @@ TEST(GpuDetect, CapturedGraphReplays) {
     cudaGraphExec_t exec = nullptr;
     JP_CUDA(cudaStreamBeginCapture(d.stream(), cudaStreamCaptureModeThreadLocal));
     const cudaError_t launched =
-        launch_detect(p, c.dev, 0, 480, d.workspace(), d.out(), d.stream());
+        launch_detect(p, c.dev, 0, 480, d.workspace(), d.out(), LaunchContext{}, d.stream());
     JP_CUDA(cudaStreamEndCapture(d.stream(), &graph));
     JP_CUDA(launched);
     JP_CUDA(cudaGraphInstantiate(&exec, graph, 0));
@@ -785,7 +829,7 @@ TEST(GpuDetectFeed, HarrisBandsEqualTheTwin) {
           d.poison();
           for (std::size_t i = 0; i + 1 < cuts.size(); ++i) {
             ASSERT_EQ(launch_harris_max(hp, dgray.view(), dresp.view(), cuts[i], cuts[i + 1], feed,
-                                        d.stream()),
+                                        LaunchContext{}, d.stream()),
                       cudaSuccess);
           }
           if (cuts.size() == 2) {
@@ -793,7 +837,7 @@ TEST(GpuDetectFeed, HarrisBandsEqualTheTwin) {
           }
           for (std::size_t i = 0; i + 1 < cuts.size(); ++i) {
             ASSERT_EQ(launch_detect_candidates(pc, dresp.view(), cuts[i], cuts[i + 1],
-                                               d.workspace(), d.stream()),
+                                               d.workspace(), LaunchContext{}, d.stream()),
                       cudaSuccess);
           }
           ASSERT_EQ(
@@ -819,8 +863,8 @@ TEST(GpuDetect, MappedOutput) {
   GpuDetector d(p, 320, 240);
   PinnedBuffer out(detect_result_bytes(p), true);
   std::memset(out.get(), 0xA5, out.bytes());
-  JP_CUDA(
-      launch_detect(p, c.dev, 0, 240, d.workspace(), out.device<DetectDeviceResult>(), d.stream()));
+  JP_CUDA(launch_detect(p, c.dev, 0, 240, d.workspace(), out.device<DetectDeviceResult>(),
+                        LaunchContext{}, d.stream()));
   JP_CUDA(cudaStreamSynchronize(d.stream()));
   EXPECT_TRUE(
       same_result(to_detect_result(out.get<DetectDeviceResult>()), cpu_detect(p, c.host, 0, 240)));
@@ -834,7 +878,7 @@ TEST(GpuDetect, RejectsInvalidArguments) {
   DetectParams p;
   GpuDetector d(p, 32, 16);
   auto run = [&](const DetectParams& q, const ImageView& v, int y0, int y1) {
-    return launch_detect(q, v, y0, y1, d.workspace(), d.out(), d.stream());
+    return launch_detect(q, v, y0, y1, d.workspace(), d.out(), LaunchContext{}, d.stream());
   };
   EXPECT_EQ(run(p, c.dev, 0, 17), cudaErrorInvalidValue);
   EXPECT_EQ(run(p, c.dev, 5, 4), cudaErrorInvalidValue);
@@ -845,8 +889,9 @@ TEST(GpuDetect, RejectsInvalidArguments) {
   DetectParams wide = p;
   wide.nms_radius = 65;
   EXPECT_EQ(run(wide, c.dev, 0, 16), cudaErrorInvalidValue);
-  EXPECT_EQ(launch_detect(p, c.dev, 0, 16, nullptr, d.out(), d.stream()), cudaErrorInvalidValue);
-  EXPECT_EQ(launch_detect(p, c.dev, 0, 16, d.workspace(), nullptr, d.stream()),
+  EXPECT_EQ(launch_detect(p, c.dev, 0, 16, nullptr, d.out(), LaunchContext{}, d.stream()),
+            cudaErrorInvalidValue);
+  EXPECT_EQ(launch_detect(p, c.dev, 0, 16, d.workspace(), nullptr, LaunchContext{}, d.stream()),
             cudaErrorInvalidValue);
   // An empty range reports nothing.
   const DetectResult empty = d.run(c.dev, 7, 7);

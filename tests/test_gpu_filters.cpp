@@ -47,7 +47,6 @@
 #include "tests/test_util.h"
 
 #if JETPIPE_HAVE_CUDA
-#include "kernels/block/harris_launch.cuh"
 #include "kernels/texture.h"
 #endif
 
@@ -257,7 +256,8 @@ TEST(GpuTexture, OwnsAndMoves) {
   DeviceImage out(64, 8, PixelFormat::kGray8);
   GaussianParams gp = resolve_gaussian(5, 0, Border{BorderMode::kReflect, 0});
   Stream s;
-  EXPECT_EQ(launch_gaussian(gp, FilterSource(d.view(), moved), out.view(), 0, 8, s.get()),
+  EXPECT_EQ(launch_gaussian(gp, FilterSource(d.view(), moved), out.view(), 0, 8, LaunchContext{},
+                            s.get()),
             cudaErrorInvalidValue);
   // Views that cannot back a texture: an ROI at an odd offset, an odd pitch.
   EXPECT_FALSE(UniqueTexture(d.view().roi(1, 0, 63, 8), Border{}).valid());
@@ -393,7 +393,7 @@ void check_gaussian(const ImageView& src, const GaussianVariant& g, const Border
         gaussian_ref(p, s, d, y0, y1);
       },
       [&](const FilterSource& s, const ImageView& d, int y0, int y1, cudaStream_t st,
-          FilterPath pa) { return launch_gaussian(p, s, d, y0, y1, st, pa); },
+          FilterPath pa) { return launch_gaussian(p, s, d, y0, y1, LaunchContext{}, st, pa); },
       rng);
 }
 #endif
@@ -421,6 +421,61 @@ TEST(GpuGaussianWide, Width16384) {
     const HostImage src = random_image(w, 40, PixelFormat::kGray8, rng);
     for (int b : {1, 2, 3, 5}) check_gaussian(src.view(), {5, 0}, kBorders[b].border, rng);
     check_gaussian(src.view(), {3, 0}, kBorders[3].border, rng);
+  }
+#endif
+}
+
+// The fast kernel's rows per warp (FilterLaunchOptions) for gaussian, box and sobel: one row a
+// warp, three (groups of edge rows that do not divide the strips' rows) and 16, each with the early
+// trigger on and off.
+TEST(GpuFastRows, EveryRowsPerWarpMatchesTwin) {
+  JP_REQUIRE_GPU();
+#if JETPIPE_HAVE_CUDA
+  std::mt19937 rng(fresh_seed());
+  const HostImage src = random_image(1040, 45, PixelFormat::kGray8, rng);
+  for (int rows : {1, 3, 16}) {
+    for (bool early : {true, false}) {
+      SCOPED_TRACE("rows per warp " + std::to_string(rows) + " early trigger " +
+                   std::to_string(early));
+      FilterLaunchOptions o;
+      o.rows_per_warp = rows;
+      LaunchContext ctx;
+      ctx.early_trigger = early;
+      const Border& b = kBorders[2].border;
+      const GaussianParams gp = resolve_gaussian(5, 0, b);
+      check_gpu_filter(
+          src.view(), b, PixelFormat::kGray8,
+          [&](const ImageView& s, const ImageView& d, int y0, int y1) {
+            gaussian_ref(gp, s, d, y0, y1);
+          },
+          [&](const FilterSource& s, const ImageView& d, int y0, int y1, cudaStream_t st,
+              FilterPath pa) { return launch_gaussian(gp, s, d, y0, y1, ctx, st, pa, o); },
+          rng);
+      BoxParams bp;
+      bp.ksize = 7;
+      bp.border = b;
+      check_gpu_filter(
+          src.view(), b, PixelFormat::kGray8,
+          [&](const ImageView& s, const ImageView& d, int y0, int y1) {
+            box_ref(bp, s, d, y0, y1);
+          },
+          [&](const FilterSource& s, const ImageView& d, int y0, int y1, cudaStream_t st,
+              FilterPath pa) { return launch_box(bp, s, d, y0, y1, ctx, st, pa, o); },
+          rng);
+      SobelParams sp;
+      sp.dx = 1;
+      sp.dy = 0;
+      sp.ksize = 3;
+      sp.border = b;
+      check_gpu_filter(
+          src.view(), b, PixelFormat::kS16,
+          [&](const ImageView& s, const ImageView& d, int y0, int y1) {
+            sobel_ref(sp, s, d, y0, y1);
+          },
+          [&](const FilterSource& s, const ImageView& d, int y0, int y1, cudaStream_t st,
+              FilterPath pa) { return launch_sobel(sp, s, d, y0, y1, ctx, st, pa, o); },
+          rng);
+    }
   }
 #endif
 }
@@ -464,10 +519,64 @@ TEST(GpuGaussianColour, MatchesToGrayThenTwin) {
             for (int strips : {1, 2}) {
               test::poison_device(out.view());
               const int mid = strips == 1 ? sz.h : sz.h / 3;
-              ASSERT_EQ(launch_gaussian(p, FilterSource(src), out.view(), 0, mid, nullptr),
+              ASSERT_EQ(launch_gaussian(p, FilterSource(src), out.view(), 0, mid, LaunchContext{},
+                                        nullptr),
                         cudaSuccess);
               if (mid < sz.h) {
-                ASSERT_EQ(launch_gaussian(p, FilterSource(src), out.view(), mid, sz.h, nullptr),
+                ASSERT_EQ(launch_gaussian(p, FilterSource(src), out.view(), mid, sz.h,
+                                          LaunchContext{}, nullptr),
+                          cudaSuccess);
+              }
+              ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+              const HostImage got = test::download(out.view());
+              const test::Diff d = test::max_diff(got.view(), want.view());
+              ASSERT_EQ(d.max_abs, 0) << "at (" << d.x << ", " << d.y << "), strips " << strips;
+            }
+          }
+        }
+      }
+    }
+  }
+#endif
+}
+
+// The staged kernel (gaussian over a colour source) at every rows per warp it takes
+// (FilterLaunchOptions, 1..4) and the early trigger on and off, whole and in two uneven strips:
+// equals to_gray_ref then gaussian_ref.
+TEST(GpuGaussianColour, StagedRowsPerWarpMatchTwin) {
+  JP_REQUIRE_GPU();
+#if JETPIPE_HAVE_CUDA
+  std::mt19937 rng(fresh_seed());
+  for (const Size2& sz : {Size2{1000, 40}, Size2{517, 19}, Size2{1920, 67}}) {
+    const HostImage colour = random_image(sz.w, sz.h, PixelFormat::kBgr8, rng);
+    HostImage gray(sz.w, sz.h, PixelFormat::kGray8);
+    to_gray_ref(colour.view(), gray.view(), 0, sz.h);
+    const DeviceImage src = test::upload(colour.view());
+    for (int bi : {0, 3}) {
+      for (int ksize : {3, 5, 9}) {
+        const GaussianParams p = resolve_gaussian(ksize, 0, kBorders[bi].border);
+        HostImage want(sz.w, sz.h, PixelFormat::kGray8);
+        gaussian_ref(p, gray.view(), want.view(), 0, sz.h);
+        DeviceImage out(sz.w, sz.h, PixelFormat::kGray8);
+        for (int rows = 1; rows <= 4; ++rows) {
+          for (bool early : {true, false}) {
+            SCOPED_TRACE(std::to_string(sz.w) + "x" + std::to_string(sz.h) + " " +
+                         kBorders[bi].name + " ksize " + std::to_string(ksize) + " rows " +
+                         std::to_string(rows) + " early trigger " + std::to_string(early));
+            FilterLaunchOptions o;
+            o.rows_per_warp = rows;
+            LaunchContext ctx;
+            ctx.early_trigger = early;
+            for (int strips : {1, 2}) {
+              test::poison_device(out.view());
+              const int mid = strips == 1 ? sz.h : sz.h / 3;
+              const FilterSource fs(src.view());
+              ASSERT_EQ(
+                  launch_gaussian(p, fs, out.view(), 0, mid, ctx, nullptr, FilterPath::kAuto, o),
+                  cudaSuccess);
+              if (mid < sz.h) {
+                ASSERT_EQ(launch_gaussian(p, fs, out.view(), mid, sz.h, ctx, nullptr,
+                                          FilterPath::kAuto, o),
                           cudaSuccess);
               }
               ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
@@ -500,7 +609,7 @@ void check_box(const ImageView& src, const BoxVariant& v, const Border& b, std::
       src, b, PixelFormat::kGray8,
       [&](const ImageView& s, const ImageView& d, int y0, int y1) { box_ref(p, s, d, y0, y1); },
       [&](const FilterSource& s, const ImageView& d, int y0, int y1, cudaStream_t st,
-          FilterPath pa) { return launch_box(p, s, d, y0, y1, st, pa); },
+          FilterPath pa) { return launch_box(p, s, d, y0, y1, LaunchContext{}, st, pa); },
       rng);
 }
 #endif
@@ -544,7 +653,7 @@ void check_sobel(const ImageView& src, const SobelVariant& v, const Border& b, s
       src, b, v.abs8 ? PixelFormat::kGray8 : PixelFormat::kS16,
       [&](const ImageView& s, const ImageView& d, int y0, int y1) { sobel_ref(p, s, d, y0, y1); },
       [&](const FilterSource& s, const ImageView& d, int y0, int y1, cudaStream_t st,
-          FilterPath pa) { return launch_sobel(p, s, d, y0, y1, st, pa); },
+          FilterPath pa) { return launch_sobel(p, s, d, y0, y1, LaunchContext{}, st, pa); },
       rng);
 }
 #endif
@@ -605,21 +714,18 @@ const HarrisVariant kHarris[] = {{3, 3}, {5, 3}, {3, 5}, {2, 1}, {4, 7},
                                  {1, 3}, {7, 5}, {4, 3}, {6, 3}, {7, 3}};
 
 #if JETPIPE_HAVE_CUDA
-// rows_per_warp, lane_cols: the fast kernel's (0: the policy's).
+// o: the fast kernel's shape (zeros: the policy's).
 void check_harris(const ImageView& src, const HarrisParams& p, std::mt19937& rng,
-                  int rows_per_warp = 0, int lane_cols = 0) {
+                  const HarrisLaunchOptions& o = {}, const LaunchContext& ctx = {}) {
   SCOPED_TRACE("harris block " + std::to_string(p.block_size) + " ksize " +
-               std::to_string(p.ksize) + " rows per warp " + std::to_string(rows_per_warp) +
-               " lane columns " + std::to_string(lane_cols));
+               std::to_string(p.ksize) + " rows per warp " + std::to_string(o.rows_per_warp) +
+               " lane columns " + std::to_string(o.lane_cols) + " tiled px " +
+               std::to_string(o.tiled_px) + " early trigger " + std::to_string(ctx.early_trigger));
   check_gpu_filter(
       src, p.border, PixelFormat::kF32,
       [&](const ImageView& s, const ImageView& d, int y0, int y1) { harris_ref(p, s, d, y0, y1); },
       [&](const FilterSource& s, const ImageView& d, int y0, int y1, cudaStream_t st,
-          FilterPath pa) {
-        return rows_per_warp == 0 && lane_cols == 0
-                   ? launch_harris(p, s, d, y0, y1, st, pa)
-                   : launch_harris_rows(p, s, d, y0, y1, st, pa, rows_per_warp, lane_cols);
-      },
+          FilterPath pa) { return launch_harris(p, s, d, y0, y1, ctx, st, pa, o); },
       rng);
 }
 #endif
@@ -660,7 +766,12 @@ TEST_P(GpuHarrisFast, MatchesTwin) {
   std::mt19937 rng(fresh_seed());
   const HostImage src = random_image(c.size.w, c.size.h, PixelFormat::kGray8, rng);
   for (int lanes : {8, 4}) {
-    for (int rows : {0, 1, 3, 16}) check_harris(src.view(), p, rng, rows, lanes);
+    for (int rows : {0, 1, 3, 16}) {
+      HarrisLaunchOptions o;
+      o.rows_per_warp = rows;
+      o.lane_cols = lanes;
+      check_harris(src.view(), p, rng, o);
+    }
   }
 #endif
 }
@@ -675,6 +786,35 @@ std::vector<Case> harris_fast_cases() {
 }
 INSTANTIATE_TEST_SUITE_P(Geometry, GpuHarrisFast, ::testing::ValuesIn(harris_fast_cases()),
                          case_name);
+
+// ksize 3, block 3 at sizes where the tiled kernel and the fast kernel both apply
+// (HarrisLaunchOptions
+// ::tiled_px: every launch tiled, or none), each with the early trigger on and off: both equal the
+// twin in every layout, path and strip split.
+TEST(GpuHarrisTiledOrFast, BothMatchTwin) {
+  JP_REQUIRE_GPU();
+#if JETPIPE_HAVE_CUDA
+  std::mt19937 rng(fresh_seed());
+  HarrisParams p;
+  p.block_size = 3;
+  p.ksize = 3;
+  for (const Size2& sz : {Size2{640, 48}, Size2{1040, 40}}) {
+    const HostImage src = random_image(sz.w, sz.h, PixelFormat::kGray8, rng);
+    for (int b : {0, 2, 3}) {  // not wrap: the tiled kernel does not take it
+      p.border = kBorders[b].border;
+      for (long long tiled_px : {0LL, 1LL << 40}) {
+        for (bool early : {true, false}) {
+          HarrisLaunchOptions o;
+          o.tiled_px = tiled_px;
+          LaunchContext ctx;
+          ctx.early_trigger = early;
+          check_harris(src.view(), p, rng, o, ctx);
+        }
+      }
+    }
+  }
+#endif
+}
 
 // launch_harris_max: the response as launch_harris writes it, and the maximum of all of it
 // gathered over three strips into one key (the detection's quality threshold reads it): the fast
@@ -715,11 +855,11 @@ TEST(GpuHarrisMax, GathersTheMaximumOverStrips) {
         const int cut[4] = {0, size.h / 3, 2 * size.h / 3, size.h};
         for (int k = 0; k < 3; ++k) {
           auto* slot = static_cast<std::uint32_t*>(key.get());
-          ASSERT_EQ(rows == 0 && lanes == 0
-                        ? launch_harris_max(p, dsrc.view(), out.view(), cut[k], cut[k + 1], slot,
-                                            st.get())
-                        : launch_harris_rows(p, dsrc.view(), out.view(), cut[k], cut[k + 1],
-                                             st.get(), FilterPath::kAuto, rows, lanes, slot),
+          HarrisLaunchOptions o;
+          o.rows_per_warp = rows;
+          o.lane_cols = lanes;
+          ASSERT_EQ(launch_harris_max(p, dsrc.view(), out.view(), cut[k], cut[k + 1], slot,
+                                      LaunchContext{}, st.get(), FilterPath::kAuto, o),
                     cudaSuccess);
         }
         std::uint32_t got = 0;
@@ -734,7 +874,8 @@ TEST(GpuHarrisMax, GathersTheMaximumOverStrips) {
     }
   }
   DeviceImage in(32, 8, PixelFormat::kGray8), out(32, 8, PixelFormat::kF32);
-  EXPECT_EQ(launch_harris_max(HarrisParams{}, in.view(), out.view(), 0, 8, nullptr, st.get()),
+  EXPECT_EQ(launch_harris_max(HarrisParams{}, in.view(), out.view(), 0, 8, nullptr, LaunchContext{},
+                              st.get()),
             cudaErrorInvalidValue);
 #endif
 }
@@ -749,21 +890,29 @@ TEST(GpuFilterArgs, RejectsBadArguments) {
   DeviceImage f(32, 16, PixelFormat::kF32);
   Stream s;
   const GaussianParams g = resolve_gaussian(5, 0, Border{});
-  EXPECT_EQ(launch_gaussian(g, a.view(), c.view(), 0, 16, s.get()), cudaErrorInvalidValue);
-  EXPECT_EQ(launch_gaussian(g, a.view(), b.view(), 0, 17, s.get()), cudaErrorInvalidValue);
-  EXPECT_EQ(launch_gaussian(g, a.view(), b.view(), 9, 8, s.get()), cudaErrorInvalidValue);
-  EXPECT_EQ(launch_gaussian(g, a.view(), f.view(), 0, 16, s.get()), cudaErrorInvalidValue);
-  EXPECT_EQ(launch_gaussian(g, a.view(), b.view(), 3, 3, s.get()), cudaSuccess);  // no rows
+  EXPECT_EQ(launch_gaussian(g, a.view(), c.view(), 0, 16, LaunchContext{}, s.get()),
+            cudaErrorInvalidValue);
+  EXPECT_EQ(launch_gaussian(g, a.view(), b.view(), 0, 17, LaunchContext{}, s.get()),
+            cudaErrorInvalidValue);
+  EXPECT_EQ(launch_gaussian(g, a.view(), b.view(), 9, 8, LaunchContext{}, s.get()),
+            cudaErrorInvalidValue);
+  EXPECT_EQ(launch_gaussian(g, a.view(), f.view(), 0, 16, LaunchContext{}, s.get()),
+            cudaErrorInvalidValue);
+  EXPECT_EQ(launch_gaussian(g, a.view(), b.view(), 3, 3, LaunchContext{}, s.get()),
+            cudaSuccess);  // no rows
   GaussianParams even = g;
   even.ksize = 4;
-  EXPECT_EQ(launch_gaussian(even, a.view(), b.view(), 0, 16, s.get()), cudaErrorInvalidValue);
+  EXPECT_EQ(launch_gaussian(even, a.view(), b.view(), 0, 16, LaunchContext{}, s.get()),
+            cudaErrorInvalidValue);
   HarrisParams h;
   h.block_size = 32;
-  EXPECT_EQ(launch_harris(h, a.view(), f.view(), 0, 16, s.get()), cudaErrorInvalidValue);
+  EXPECT_EQ(launch_harris(h, a.view(), f.view(), 0, 16, LaunchContext{}, s.get()),
+            cudaErrorInvalidValue);
   SobelParams sp;
   sp.dx = sp.dy = 0;
   DeviceImage s16(32, 16, PixelFormat::kS16);
-  EXPECT_EQ(launch_sobel(sp, a.view(), s16.view(), 0, 16, s.get()), cudaErrorInvalidValue);
+  EXPECT_EQ(launch_sobel(sp, a.view(), s16.view(), 0, 16, LaunchContext{}, s.get()),
+            cudaErrorInvalidValue);
   ConvolveParams cp;
   cp.rows = 3;
   cp.cols = 3;

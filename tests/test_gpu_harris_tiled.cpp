@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// launch_harris_tiled (kernels/block/harris_tiled.cuh) against harris_ref, bit for bit: fresh
+// launch_harris_tiled (kernels/harris/tiled_kernel.cuh) against harris_ref, bit for bit: fresh
 // random GRAY8 images (seed printed; JETPIPE_SEED replays), every border it takes (not wrap), sizes
 // from the smallest (16 × 16) through a tile's edges (63, 64, 65, 129) to 1920 × 1080; three source
 // layouts (cudaMallocPitch: aligned words; rows of odd length and an ROI one pixel in: byte loads);
@@ -91,7 +91,7 @@ TEST_P(GpuHarrisTiled, MatchesTwin) {
                                           : std::vector<int>{0, h};
       for (std::size_t k = 0; k + 1 < cut.size(); ++k) {
         ASSERT_EQ(launch_harris_tiled(hp, dsrc, resp, cut[k], cut[k + 1], key.get<std::uint32_t>(),
-                                      st.get()),
+                                      LaunchContext{}, st.get()),
                   cudaSuccess);
       }
       std::uint32_t got_key = 0;
@@ -136,8 +136,9 @@ std::string ht_name(const ::testing::TestParamInfo<HtCase>& info) {
 INSTANTIATE_TEST_SUITE_P(Sizes, GpuHarrisTiled, ::testing::ValuesIn(ht_cases()), ht_name);
 
 // A real frame's gray image blurred (long runs of similar values, the dark corners of a photo),
-// through launch_harris (the policy's path; the fast kernel with JETPIPE_HARRIS_TILED=0) and the
-// tiled kernel.
+// through the tiled kernel (launch_harris_tiled), launch_harris by the policy, and launch_harris
+// held to the fast kernel (HarrisLaunchOptions::tiled_px = 0), each with the early trigger on and
+// off.
 TEST(GpuHarrisTiledPhoto, MatchesTwin) {
   JP_REQUIRE_GPU();
 #if JETPIPE_HAVE_CUDA
@@ -156,15 +157,26 @@ TEST(GpuHarrisTiledPhoto, MatchesTwin) {
     SCOPED_TRACE(kBorders[b].name);
     HostImage want(w, h, PixelFormat::kF32);
     harris_ref(hp, blur.view(), want.view(), 0, h);
-    for (const bool direct : {false, true}) {
-      SCOPED_TRACE(direct ? "launch_harris_tiled" : "launch_harris");
-      test::poison_device(out.view());
-      ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
-      ASSERT_EQ(direct ? launch_harris_tiled(hp, d.view(), out.view(), 0, h, nullptr, st.get())
-                       : launch_harris(hp, FilterSource(d.view()), out.view(), 0, h, st.get()),
-                cudaSuccess);
-      ASSERT_EQ(cudaStreamSynchronize(st.get()), cudaSuccess);
-      EXPECT_EQ(rows_differ(test::download(out.view()).view(), want.view()), 0);
+    for (const int how : {0, 1, 2}) {
+      for (const bool early : {true, false}) {
+        SCOPED_TRACE(std::string(how == 0   ? "launch_harris_tiled"
+                                 : how == 1 ? "launch_harris"
+                                            : "launch_harris, the fast kernel") +
+                     (early ? ", early trigger" : ", no early trigger"));
+        LaunchContext ctx;
+        ctx.early_trigger = early;
+        HarrisLaunchOptions fast;
+        fast.tiled_px = 0;
+        test::poison_device(out.view());
+        ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+        ASSERT_EQ(how == 0
+                      ? launch_harris_tiled(hp, d.view(), out.view(), 0, h, nullptr, ctx, st.get())
+                      : launch_harris(hp, FilterSource(d.view()), out.view(), 0, h, ctx, st.get(),
+                                      FilterPath::kAuto, how == 2 ? fast : HarrisLaunchOptions{}),
+                  cudaSuccess);
+        ASSERT_EQ(cudaStreamSynchronize(st.get()), cudaSuccess);
+        EXPECT_EQ(rows_differ(test::download(out.view()).view(), want.view()), 0);
+      }
     }
   }
 #endif
@@ -192,11 +204,15 @@ TEST(GpuHarrisTiledArgs, RefusesWhatItDoesNotTake) {
   const ImageView odd{resp.view().data + 2, 63, 32, resp.view().pitch, PixelFormat::kF32};
   EXPECT_FALSE(harris_tiled_fits(h, src.view().roi(0, 0, 63, 32), odd)) << "response off a word";
   CudaStream st;
-  EXPECT_EQ(launch_harris_tiled(wrap, src.view(), resp.view(), 0, 32, nullptr, st.get()),
-            cudaErrorInvalidValue);
-  EXPECT_EQ(launch_harris_tiled(h, src.view(), resp.view(), 0, 33, nullptr, st.get()),
-            cudaErrorInvalidValue);
-  EXPECT_EQ(launch_harris_tiled(h, src.view(), resp.view(), 5, 5, nullptr, st.get()), cudaSuccess);
+  EXPECT_EQ(
+      launch_harris_tiled(wrap, src.view(), resp.view(), 0, 32, nullptr, LaunchContext{}, st.get()),
+      cudaErrorInvalidValue);
+  EXPECT_EQ(
+      launch_harris_tiled(h, src.view(), resp.view(), 0, 33, nullptr, LaunchContext{}, st.get()),
+      cudaErrorInvalidValue);
+  EXPECT_EQ(
+      launch_harris_tiled(h, src.view(), resp.view(), 5, 5, nullptr, LaunchContext{}, st.get()),
+      cudaSuccess);
   EXPECT_EQ(cudaStreamSynchronize(st.get()), cudaSuccess);
 #endif
 }

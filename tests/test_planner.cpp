@@ -28,7 +28,7 @@ class FakeTwin : public StageGpu {
   FakeTwin(std::string type, bool wants_maximum)
       : type_(std::move(type)), wants_maximum_(wants_maximum) {}
   bool bind(const GpuBinding&) override { return false; }
-  void launch(int, int, int, int, GpuStream) override {}
+  void launch(int, int, int, int, const LaunchContext&, GpuStream) override {}
   bool absorb(StageGpu& later) override {
     auto* other = dynamic_cast<FakeTwin*>(&later);
     if (type_ != "histogram" || absorbed_ || other == nullptr || other->type_ != "stats") {

@@ -2,7 +2,7 @@
 // 16 BGR8 / RGB8 pixels (48 bytes in 12 words) to their 16 GRAY8 values in 68 instructions
 // (32 IDP4A, 16 LEA, 8 funnel shifts, 12 PRMT) instead of 124 (48 byte extracts, 48 IMAD, ...):
 // the one colour conversion of the to_gray kernel and of the filters that read a colour frame as
-// its gray image (BgrSrc, filter_source.cuh).
+// its gray image (BgrSrc, kernels/filters/source.cuh).
 //
 // Exact (kernels/to_gray.h: Y = (Σ c·v + 2^14) >> 15, c the 15-bit weights): with the doubled
 // weights split in bytes, 2c = 256·hi + lo (hi, lo ≤ 255), a pixel's

@@ -153,7 +153,7 @@ void run_case(Bench& b, const Size& s, const char* data, const HostImage& host,
 
   // Validate once.
   JP_CUDA(cudaMemsetAsync(out.get(), 0xA5, out.bytes(), st));
-  JP_CUDA(launch_detect(p, in[0].view(), 0, s.height, ws.get(), res, st));
+  JP_CUDA(launch_detect(p, in[0].view(), 0, s.height, ws.get(), res, LaunchContext{}, st));
   std::vector<unsigned char> back(out.bytes());
   JP_CUDA(cudaMemcpyAsync(back.data(), out.get(), back.size(), cudaMemcpyDeviceToHost, st));
   JP_CUDA(cudaStreamSynchronize(st));
@@ -165,7 +165,7 @@ void run_case(Bench& b, const Size& s, const char* data, const HostImage& host,
   if (!ok) note += "  MISMATCH vs CPU twin";
 
   const double us_detect = b.time_us([&](int rep) {
-    JP_CUDA(launch_detect(p, in[rep % n].view(), 0, s.height, ws.get(), res, st));
+    JP_CUDA(launch_detect(p, in[rep % n].view(), 0, s.height, ws.get(), res, LaunchContext{}, st));
   });
   b.add({"detect", "jetpipe", s.name(), data, us_detect, bytes, note});
 
@@ -188,7 +188,7 @@ void run_case(Bench& b, const Size& s, const char* data, const HostImage& host,
     // The timed candidates runs below leave their count in the header (no finish resets it).
     JP_CUDA(detect_workspace_init(ws.get(), s.width, s.height, st));
     JP_CUDA(cudaMemsetAsync(out.get(), 0xA5, out.bytes(), st));
-    JP_CUDA(launch_detect(q, in[0].view(), 0, s.height, ws.get(), res, st));
+    JP_CUDA(launch_detect(q, in[0].view(), 0, s.height, ws.get(), res, LaunchContext{}, st));
     JP_CUDA(cudaMemcpyAsync(back.data(), out.get(), back.size(), cudaMemcpyDeviceToHost, st));
     JP_CUDA(cudaStreamSynchronize(st));
     const bool path_ok = hr->count <= static_cast<std::uint64_t>(p.max_detections) &&
@@ -200,7 +200,8 @@ void run_case(Bench& b, const Size& s, const char* data, const HostImage& host,
           JP_CUDA(launch_detect_max(q, in[rep % n].view(), 0, s.height, ws.get(), st));
         },
         [&](int rep) {
-          JP_CUDA(launch_detect_candidates(q, in[rep % n].view(), 0, s.height, ws.get(), st));
+          JP_CUDA(launch_detect_candidates(q, in[rep % n].view(), 0, s.height, ws.get(),
+                                           LaunchContext{}, st));
         });
     b.add({"detect-nms+compact", impl, s.name(), data, us_nms, bytes,
            std::string("the candidates kernel: NMS, threshold, shared-memory compaction") +

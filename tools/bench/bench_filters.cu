@@ -16,7 +16,6 @@
 #include <string>
 #include <vector>
 
-#include "kernels/block/harris_launch.cuh"
 #include "kernels/box.h"
 #include "kernels/convolve.h"
 #include "kernels/gaussian.h"
@@ -158,11 +157,11 @@ void bench_size(Bench& b, const Size& s) {
       const auto& tex = g.border == &replicate ? tex_replicate : tex_reflect101;
       const double us = b.time_us([&](int rep) {
         const int i = rep % n;
-        JP_CUDA(
-            launch_gaussian(p, FilterSource(in[i].view(), tex[i]), out8.view(), 0, h, st, g.path));
+        JP_CUDA(launch_gaussian(p, FilterSource(in[i].view(), tex[i]), out8.view(), 0, h,
+                                LaunchContext{}, st, g.path));
       });
-      JP_CUDA(
-          launch_gaussian(p, FilterSource(in[0].view(), tex[0]), out8.view(), 0, h, st, g.path));
+      JP_CUDA(launch_gaussian(p, FilterSource(in[0].view(), tex[0]), out8.view(), 0, h,
+                              LaunchContext{}, st, g.path));
       JP_CUDA(cudaStreamSynchronize(st));
       const std::string note =
           check_twin(hv, out8.view(), [&](const ImageView& a, const ImageView& d, int y0, int y1) {
@@ -190,7 +189,7 @@ void bench_size(Bench& b, const Size& s) {
                                            out8b.view().data, static_cast<int>(out8b.view().pitch),
                                            size, NPP_MASK_SIZE_5_X_5, NPP_BORDER_REPLICATE, ctx),
           "nppiFilterGaussBorder_8u_C1R_Ctx");
-      JP_CUDA(launch_gaussian(p, v, out8.view(), 0, h, st));
+      JP_CUDA(launch_gaussian(p, v, out8.view(), 0, h, LaunchContext{}, st));
       JP_CUDA(cudaStreamSynchronize(st));
       b.add({"gaussian5x5/replicate", "npp", s.name(), "uniform", us, 2 * px,
              count_differences(out8b.view(), out8.view(), "jetpipe")});
@@ -215,11 +214,11 @@ void bench_size(Bench& b, const Size& s) {
         if (ksize != 5 && path == FilterPath::kTexture) continue;
         const double us = b.time_us([&](int rep) {
           const int i = rep % n;
-          JP_CUDA(launch_box(p, FilterSource(in[i].view(), tex_replicate[i]), out8.view(), 0, h, st,
-                             path));
+          JP_CUDA(launch_box(p, FilterSource(in[i].view(), tex_replicate[i]), out8.view(), 0, h,
+                             LaunchContext{}, st, path));
         });
-        JP_CUDA(launch_box(p, FilterSource(in[0].view(), tex_replicate[0]), out8.view(), 0, h, st,
-                           path));
+        JP_CUDA(launch_box(p, FilterSource(in[0].view(), tex_replicate[0]), out8.view(), 0, h,
+                           LaunchContext{}, st, path));
         JP_CUDA(cudaStreamSynchronize(st));
         const std::string note = check_twin(
             hv, out8.view(), [&](const ImageView& a, const ImageView& d, int y0, int y1) {
@@ -245,7 +244,7 @@ void bench_size(Bench& b, const Size& s) {
       p.ksize = 5;
       p.border = replicate;
       run(in[0].view());
-      JP_CUDA(launch_box(p, in[0].view(), out8.view(), 0, h, st));
+      JP_CUDA(launch_box(p, in[0].view(), out8.view(), 0, h, LaunchContext{}, st));
       JP_CUDA(cudaStreamSynchronize(st));
       b.add({"box5x5/replicate", "npp", s.name(), "uniform", us, 2 * px,
              count_differences(out8b.view(), out8.view(), "jetpipe")});
@@ -273,10 +272,10 @@ void bench_size(Bench& b, const Size& s) {
       const double us = b.time_us([&](int rep) {
         const int i = rep % n;
         JP_CUDA(launch_sobel(p, FilterSource(in[i].view(), tex_replicate[i]), out16.view(), 0, h,
-                             st, path));
+                             LaunchContext{}, st, path));
       });
-      JP_CUDA(launch_sobel(p, FilterSource(in[0].view(), tex_replicate[0]), out16.view(), 0, h, st,
-                           path));
+      JP_CUDA(launch_sobel(p, FilterSource(in[0].view(), tex_replicate[0]), out16.view(), 0, h,
+                           LaunchContext{}, st, path));
       JP_CUDA(cudaStreamSynchronize(st));
       const std::string note =
           check_twin(hv, out16.view(), [&](const ImageView& a, const ImageView& d, int y0, int y1) {
@@ -297,7 +296,7 @@ void bench_size(Bench& b, const Size& s) {
       };
       const double us = b.time_us([&](int rep) { run(in[rep % n].view()); });
       run(in[0].view());
-      JP_CUDA(launch_sobel(p, in[0].view(), out16.view(), 0, h, st));
+      JP_CUDA(launch_sobel(p, in[0].view(), out16.view(), 0, h, LaunchContext{}, st));
       JP_CUDA(cudaStreamSynchronize(st));
       b.add({"sobel3x3dx/s16", "npp", s.name(), "uniform", us, 3 * px,
              count_differences(out16b.view(), out16.view(), "jetpipe")});
@@ -362,13 +361,16 @@ void bench_size(Bench& b, const Size& s) {
       p.block_size = c.block_size;
       p.ksize = c.ksize;
       p.border = reflect101;
+      HarrisLaunchOptions o;
+      o.rows_per_warp = c.rows;
+      o.lane_cols = c.lanes;
       const double us = b.time_us([&](int rep) {
         const int i = rep % n;
-        JP_CUDA(launch_harris_rows(p, FilterSource(in[i].view(), tex_reflect101[i]), out32.view(),
-                                   0, h, st, c.path, c.rows, c.lanes));
+        JP_CUDA(launch_harris(p, FilterSource(in[i].view(), tex_reflect101[i]), out32.view(), 0, h,
+                              LaunchContext{}, st, c.path, o));
       });
-      JP_CUDA(launch_harris_rows(p, FilterSource(in[0].view(), tex_reflect101[0]), out32.view(), 0,
-                                 h, st, c.path, c.rows, c.lanes));
+      JP_CUDA(launch_harris(p, FilterSource(in[0].view(), tex_reflect101[0]), out32.view(), 0, h,
+                            LaunchContext{}, st, c.path, o));
       JP_CUDA(cudaStreamSynchronize(st));
       const std::string note =
           check_twin(hv, out32.view(), [&](const ImageView& a, const ImageView& d, int y0, int y1) {
@@ -387,9 +389,11 @@ void bench_size(Bench& b, const Size& s) {
       HarrisParams p;
       p.border = reflect101;
       const double us = b.time_us([&](int rep) {
-        JP_CUDA(launch_harris_tiled(p, in[rep % n].view(), out32.view(), 0, h, nullptr, st));
+        JP_CUDA(launch_harris_tiled(p, in[rep % n].view(), out32.view(), 0, h, nullptr,
+                                    LaunchContext{}, st));
       });
-      JP_CUDA(launch_harris_tiled(p, in[0].view(), out32.view(), 0, h, nullptr, st));
+      JP_CUDA(
+          launch_harris_tiled(p, in[0].view(), out32.view(), 0, h, nullptr, LaunchContext{}, st));
       JP_CUDA(cudaStreamSynchronize(st));
       const std::string note =
           check_twin(hv, out32.view(), [&](const ImageView& a, const ImageView& d, int y0, int y1) {

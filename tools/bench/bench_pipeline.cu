@@ -27,9 +27,9 @@
 #include <string>
 #include <vector>
 
-#include "kernels/block/filter_fast.cuh"
-#include "kernels/block/harris_tiled.cuh"
-#include "kernels/block/pdl.cuh"
+#include "kernels/filters/staged_kernel.cuh"
+#include "kernels/harris/tiled_kernel.cuh"
+#include "kernels/launch/pdl_launch.cuh"
 #include "kernels/detect.h"
 #include "kernels/gaussian.h"
 #include "kernels/harris.h"
@@ -259,28 +259,32 @@ void bench_pipeline(Bench& b) {
   // ---- The stages
 
   auto to_gray_step = [&] { JP_CUDA(launch_to_gray(bgr.view(), gray.view(), 0, h, st)); };
-  auto gaussian_step = [&] { JP_CUDA(launch_gaussian(gp, gray_src, blur.view(), 0, h, st)); };
+  auto gaussian_step = [&] {
+    JP_CUDA(launch_gaussian(gp, gray_src, blur.view(), 0, h, LaunchContext{}, st));
+  };
   // What the executor runs: to_gray fused into the gaussian (the colour frame read once).
   auto fused_step = [&] {
-    JP_CUDA(launch_gaussian(gp, FilterSource(bgr.view()), blur.view(), 0, h, st));
+    JP_CUDA(launch_gaussian(gp, FilterSource(bgr.view()), blur.view(), 0, h, LaunchContext{}, st));
   };
   auto hist_stats_on = [&](cudaStream_t stream, const HistogramLaunchOptions& opt) {
     JP_CUDA(launch_histogram_stats(hp, blur.view(), bins.get<std::uint64_t>(),
                                    stats.get<StatsAccum>(), 0, h, hist_ws.get(), stream, opt));
   };
   auto hist_stats_step = [&] { hist_stats_on(st, HistogramLaunchOptions{}); };
-  auto harris_step = [&] { JP_CUDA(launch_harris(harris, blur_src, response.view(), 0, h, st)); };
+  auto harris_step = [&] {
+    JP_CUDA(launch_harris(harris, blur_src, response.view(), 0, h, LaunchContext{}, st));
+  };
   auto detect_step = [&] {
-    JP_CUDA(launch_detect(dp, response.view(), 0, h, det_ws.get(), det, st));
+    JP_CUDA(launch_detect(dp, response.view(), 0, h, det_ws.get(), det, LaunchContext{}, st));
   };
   // harris gathering the response's maximum for the detection (StageGpu::feed_maximum), which
   // then skips its own maximum kernel.
   auto harris_max_step = [&] {
     JP_CUDA(launch_harris_max(harris, blur_src, response.view(), 0, h,
-                              detect_feed(det_ws.get(), w, h), st));
+                              detect_feed(det_ws.get(), w, h), LaunchContext{}, st));
   };
   auto candidates_step = [&] {
-    JP_CUDA(launch_detect_candidates(dp, response.view(), 0, h, det_ws.get(), st));
+    JP_CUDA(launch_detect_candidates(dp, response.view(), 0, h, det_ws.get(), LaunchContext{}, st));
   };
   auto finish_step = [&] {
     JP_CUDA(launch_detect_finish(dp, response.view(), 0, h, det_ws.get(), det, st));
@@ -453,13 +457,14 @@ void bench_pipeline(Bench& b) {
   // candidates, the finish) as empty kernels of the same grids, one graph node each: what the
   // graph's start and its node boundaries cost before any work.
   {
-    // The fused gray + gaussian's grid: the staged kernel's (kernels/block/filter_fast.cuh), a
-    // block of kStagedThreads per 480 output columns and 8 · kStagedRows rows (272 at 1080p).
+    // The fused gray + gaussian's grid: the staged kernel's (kernels/filters/staged_kernel.cuh), a
+    // block of kStagedThreads per 480 output columns and 8 · staged_rows rows (272 at 1080p).
     const unsigned blocks_gauss =
-        dev::div_up(w, dev::kFastWarpOut) * dev::div_up(h, dev::kStagedWarps * dev::kStagedRows);
+        dev::div_up(w, dev::kFastWarpOut) *
+        dev::div_up(h, dev::kStagedWarps * dev::current_filter_policy().staged_rows);
     const unsigned tiles_harris = dev::div_up(w, dev::kHtTile) * dev::div_up(h, dev::kHtRows);
     const unsigned tiles_detect = dev::div_up(w, 64) * dev::div_up(h, 32);  // detect.cu's 64 × 32
-    const bool early = dev::pdl_early();
+    const bool early = LaunchContext{}.early_trigger;
     const std::pair<unsigned, unsigned> shapes[] = {
         {blocks_gauss, dev::kStagedThreads},
         {tiles_harris, dev::kHtThreads},

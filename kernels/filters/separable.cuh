@@ -7,7 +7,7 @@
 // A block makes a kSepTileW × kSepTileH output tile: it loads the input tile + halo into shared
 // memory through the source (16-byte chunks: global loads or texture fetches, the border handled by
 // the source), runs the row pass into 32-bit sums in shared memory, then the column pass. The fast
-// kernel (filter_fast.cuh) runs the same tile code for the image's edge columns.
+// kernel (fast_kernel.cuh) runs the same tile code for the image's edge columns.
 //   struct Epilogue { __device__ void operator()(int x, int y, int sum) const; };
 //   separable_tile_kernel<<<grid, kSepThreads, separable_smem_bytes(ry, rx)>>>(src, args, epi);
 #pragma once
@@ -15,8 +15,8 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "kernels/block/filter_launch.cuh"
-#include "kernels/block/filter_source.cuh"
+#include "kernels/launch/filter_launch.cuh"
+#include "kernels/filters/source.cuh"
 #include "kernels/tuning_filters.h"
 
 namespace jetpipe::dev {

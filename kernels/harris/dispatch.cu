@@ -2,22 +2,20 @@
 // CUDA twin of harris, bit for bit: the exact integer core (gradients, products, box sums) and the
 // twin's one double evaluation (harris_response: __d*_rn in the twin's order, no contraction).
 // ksize 3 with block_size 3 (the default pipeline's harris) runs the tiled kernel
-// (kernels/block/harris_tiled.cuh) on launches of at most the policy's harris_tiled_px pixels;
-// ksize 3 with block_size 3..7 otherwise the fused register-tiled kernel
-// (kernels/block/harris_fast.cuh) where the views fit it; everything else the tile engine
-// (kernels/block/harris_tile.cuh).
+// (tiled_kernel.cuh) on launches of at most the policy's harris_tiled_px pixels; ksize 3 with
+// block_size 3..7 otherwise the fused register-tiled kernel (fast_kernel.cuh) where the views fit
+// it; everything else the tile engine (tile_kernel.cuh).
 #include <cuda_runtime.h>
 
-#include <cstdlib>
 #include <vector>
 
-#include "kernels/block/filter_launch.cuh"
-#include "kernels/block/filter_source.cuh"
-#include "kernels/block/harris_fast.cuh"
-#include "kernels/block/harris_launch.cuh"
-#include "kernels/block/harris_tile.cuh"
-#include "kernels/block/harris_tiled.cuh"
+#include "kernels/filters/source.cuh"
 #include "kernels/harris.h"
+#include "kernels/harris/fast_kernel.cuh"
+#include "kernels/harris/tile_kernel.cuh"
+#include "kernels/harris/tiled_kernel.cuh"
+#include "kernels/launch/filter_launch.cuh"
+#include "kernels/launch/pdl_launch.cuh"
 #include "kernels/sobel.h"
 
 namespace jetpipe {
@@ -50,7 +48,7 @@ int fast_rows_per_warp(int strips, int rows, int sm_count, const FilterPolicy& p
 
 template <int LC, class Src>
 cudaError_t launch_fast(const Src& src, const dev::HarrisArgs& a, int rows_per_warp,
-                        cudaStream_t stream) {
+                        const LaunchContext& ctx, cudaStream_t stream) {
   using L = dev::HarrisLanes<LC>;
   dev::HarrisFastArgs fa{};
   fa.t = a;
@@ -73,7 +71,7 @@ cudaError_t launch_fast(const Src& src, const dev::HarrisArgs& a, int rows_per_w
                                                     dev::current_filter_policy()),
                            kHarrisTileH);
   const unsigned grid = fa.grid.blocks();
-  fa.grid.early = dev::pdl_early();
+  fa.grid.early = ctx.early_trigger;
   const std::size_t smem = dev::HarrisGeom(a.bs, a.anchor, a.r).smem_bytes();
   switch (a.bs) {
     case 3:
@@ -96,17 +94,9 @@ cudaError_t launch_fast(const Src& src, const dev::HarrisArgs& a, int rows_per_w
   }
 }
 
-// JETPIPE_HARRIS_TILED=0 keeps ksize 3 / block 3 on the fast kernel (for side-by-side timings).
-bool tiled_enabled() {
-  static const bool on = [] {
-    const char* e = std::getenv("JETPIPE_HARRIS_TILED");
-    return e == nullptr || e[0] != '0';
-  }();
-  return on;
-}
-
 cudaError_t launch_tiled(const HarrisParams& p, const ImageView& src, const ImageView& dst, int y0,
-                         int y1, const MaxFeed& feed, cudaStream_t stream) {
+                         int y1, const MaxFeed& feed, const LaunchContext& ctx,
+                         cudaStream_t stream) {
   dev::HarrisTiledArgs a{};
   a.src = src.data;
   a.src_pitch = src.pitch;
@@ -129,7 +119,7 @@ cudaError_t launch_tiled(const HarrisParams& p, const ImageView& src, const Imag
     a.bands = feed.bands;
     a.band_pitch = feed.band_pitch;
   }
-  a.early = dev::pdl_early();
+  a.early = ctx.early_trigger;
   const dim3 grid(dev::div_up(src.width, dev::kHtTile),
                   dev::div_up(static_cast<unsigned>(y1 - y0), static_cast<unsigned>(dev::kHtRows)));
   return dev::launch_pdl(dev::harris_tiled_kernel<dev::kHtRows, dev::kHtThreads>, grid,
@@ -137,8 +127,9 @@ cudaError_t launch_tiled(const HarrisParams& p, const ImageView& src, const Imag
 }
 
 cudaError_t launch_impl(const HarrisParams& p, const FilterSource& src, const ImageView& dst,
-                        int y0, int y1, cudaStream_t stream, FilterPath path, int rows_per_warp,
-                        int lane_cols, const MaxFeed& feed) {
+                        int y0, int y1, const LaunchContext& ctx, cudaStream_t stream,
+                        FilterPath path, const HarrisLaunchOptions& options, const MaxFeed& feed) {
+  const int rows_per_warp = options.rows_per_warp, lane_cols = options.lane_cols;
   std::uint32_t* const max_key = feed.max_key;
   if (cudaError_t e = dev::check_filter_views(src.view, dst, PixelFormat::kF32, y0, y1)) return e;
   if (p.block_size < 1 || p.block_size > kHarrisMaxBlock ||
@@ -149,10 +140,12 @@ cudaError_t launch_impl(const HarrisParams& p, const FilterSource& src, const Im
   const FilterPolicy& pol = dev::current_filter_policy();
   if (cudaError_t e = dev::resolve_path(src, p.border, path, pol.harris, &tex)) return e;
   if (y0 == y1) return cudaSuccess;
-  if (!tex && rows_per_warp <= 0 && lane_cols <= 0 && tiled_enabled() &&
-      static_cast<long long>(y1 - y0) * src.view.width <= pol.harris_tiled_px &&
+  // The fast kernel's shape asked for: the fast kernel.
+  const long long tiled_px = options.tiled_px >= 0 ? options.tiled_px : pol.harris_tiled_px;
+  if (!tex && rows_per_warp <= 0 && lane_cols <= 0 &&
+      static_cast<long long>(y1 - y0) * src.view.width <= tiled_px &&
       harris_tiled_fits(p, src.view, dst)) {
-    return launch_tiled(p, src.view, dst, y0, y1, feed, stream);
+    return launch_tiled(p, src.view, dst, y0, y1, feed, ctx, stream);
   }
   // Taps per thread for the last params (sobel_taps allocates); the args themselves are per call.
   struct Cache {
@@ -191,10 +184,10 @@ cudaError_t launch_impl(const HarrisParams& p, const FilterSource& src, const Im
   return dev::with_source(src, p.border, tex, [&](const auto& s) {
     const int w = a.width, h = a.height;
     if (lc == 8 && dev::harris_fast_fits<8>(s, p.ksize, p.block_size, w, h, dst)) {
-      return launch_fast<8>(s, a, rows_per_warp, stream);
+      return launch_fast<8>(s, a, rows_per_warp, ctx, stream);
     }
     if (dev::harris_fast_fits<4>(s, p.ksize, p.block_size, w, h, dst)) {
-      return launch_fast<4>(s, a, rows_per_warp, stream);
+      return launch_fast<4>(s, a, rows_per_warp, ctx, stream);
     }
     const dim3 grid(dev::div_up(a.width, kHarrisTileW), dev::div_up(y1 - y0, kHarrisTileH));
     dev::harris_tile_kernel<<<grid, kHarrisThreads, smem, stream>>>(s, a);
@@ -213,36 +206,34 @@ bool harris_tiled_fits(const HarrisParams& p, const ImageView& src, const ImageV
 }
 
 cudaError_t launch_harris_tiled(const HarrisParams& p, const ImageView& src, const ImageView& dst,
-                                int y0, int y1, std::uint32_t* max_key, cudaStream_t stream) {
+                                int y0, int y1, std::uint32_t* max_key, const LaunchContext& ctx,
+                                cudaStream_t stream) {
   if (!harris_tiled_fits(p, src, dst) || y0 < 0 || y0 > y1 || y1 > src.height) {
     return cudaErrorInvalidValue;
   }
   if (y0 == y1) return cudaSuccess;
-  return launch_tiled(p, src, dst, y0, y1, MaxFeed{max_key}, stream);
-}
-
-cudaError_t launch_harris_rows(const HarrisParams& p, const FilterSource& src, const ImageView& dst,
-                               int y0, int y1, cudaStream_t stream, FilterPath path,
-                               int rows_per_warp, int lane_cols, std::uint32_t* max_key) {
-  return launch_impl(p, src, dst, y0, y1, stream, path, rows_per_warp, lane_cols, MaxFeed{max_key});
+  return launch_tiled(p, src, dst, y0, y1, MaxFeed{max_key}, ctx, stream);
 }
 
 cudaError_t launch_harris(const HarrisParams& p, const FilterSource& src, const ImageView& dst,
-                          int y0, int y1, cudaStream_t stream, FilterPath path) {
-  return launch_impl(p, src, dst, y0, y1, stream, path, 0, 0, MaxFeed{});
+                          int y0, int y1, const LaunchContext& ctx, cudaStream_t stream,
+                          FilterPath path, const HarrisLaunchOptions& options) {
+  return launch_impl(p, src, dst, y0, y1, ctx, stream, path, options, MaxFeed{});
 }
 
 cudaError_t launch_harris_max(const HarrisParams& p, const FilterSource& src, const ImageView& dst,
-                              int y0, int y1, std::uint32_t* max_key, cudaStream_t stream,
-                              FilterPath path) {
-  return launch_harris_max(p, src, dst, y0, y1, MaxFeed{max_key}, stream, path);
+                              int y0, int y1, std::uint32_t* max_key, const LaunchContext& ctx,
+                              cudaStream_t stream, FilterPath path,
+                              const HarrisLaunchOptions& options) {
+  return launch_harris_max(p, src, dst, y0, y1, MaxFeed{max_key}, ctx, stream, path, options);
 }
 
 cudaError_t launch_harris_max(const HarrisParams& p, const FilterSource& src, const ImageView& dst,
-                              int y0, int y1, const MaxFeed& feed, cudaStream_t stream,
-                              FilterPath path) {
+                              int y0, int y1, const MaxFeed& feed, const LaunchContext& ctx,
+                              cudaStream_t stream, FilterPath path,
+                              const HarrisLaunchOptions& options) {
   if (feed.max_key == nullptr) return cudaErrorInvalidValue;
-  return launch_impl(p, src, dst, y0, y1, stream, path, 0, 0, feed);
+  return launch_impl(p, src, dst, y0, y1, ctx, stream, path, options, feed);
 }
 
 }  // namespace jetpipe

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 // harris's fast kernel: one fused pass for ksize 3 and block_size BS = 3..7, exact integers up to
-// the three box sums, then harris_response_u32() (harris_tile.cuh) in double: bit for bit the twin.
+// the three box sums, then harris_response_u32() (tile_kernel.cuh) in double: bit for bit the twin.
 //
-// Work split (as filter_fast.cuh): a warp owns a strip of 32·LC input columns (lane l: columns
+// Work split (as kernels/filters/fast_kernel.cuh): a warp owns a strip of 32·LC input columns (lane l: columns
 // X0 − LC + LC·l, LC = 8 or 4 pixels, one 8- or 4-byte load per row) and writes the middle 30·LC
 // (lanes 1..30; lanes 0 and 31 only supply halo), sliding down rows_per_warp output rows. LC 8
 // has fewer instructions a pixel and was the faster on an H100 at 1080p and 16384²; LC 4 (twice
@@ -12,7 +12,7 @@
 // some of its neighbour's pixels with the same values), so the loop never tests for border columns.
 // The columns left at the edges ([0, 16) and ≤ 32 at the right, from a 16-column boundary) are done
 // by two extra blocks per edge_rows rows in the same launch (a 1-D grid, StripGrid) running the
-// tile engine (harris_tile), where the full border handling applies.
+// tile engine (tile_kernel.cuh), where the full border handling applies.
 //
 // The tensor border applies to rows: a tensor row t outside the image is the tensor row of
 // border_remap(t) (rows of 0 for a constant border), whose gradients come from image rows
@@ -37,9 +37,9 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "kernels/block/filter_launch.cuh"
-#include "kernels/block/filter_source.cuh"
-#include "kernels/block/harris_tile.cuh"
+#include "kernels/launch/filter_launch.cuh"
+#include "kernels/filters/source.cuh"
+#include "kernels/harris/tile_kernel.cuh"
 #include "kernels/block/max_key.cuh"
 #include "kernels/block/pdl.cuh"
 #include "kernels/tuning_filters.h"

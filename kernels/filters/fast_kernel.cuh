@@ -12,12 +12,12 @@
 // the unrolled loop never tests for border columns; rows outside the image (at most R) are remapped
 // without division (row_near). The columns left at the edges ([0, 16) and ≤ 64 at the right) are
 // done by two extra blocks per edge_rows rows (≥ one 16-row tile) of the same launch running the
-// separable tile engine (filter_separable.cuh), where the source's full border handling applies:
+// separable tile engine (separable.cuh), where the source's full border handling applies:
 // one launch (a 1-D grid, StripGrid: every block has work), and the register count stays the
 // interior loop's. Launches the kernel does not fit (unaligned views,
-// images under 512 × 16) go to the tile engine alone (launch_fast_separable). A gaussian over a
-// colour source (to_gray fused) runs the staged kernel below instead: the same strips and sums,
-// each block's gray rows converted once into shared memory.
+// images under 512 × 16) go to the tile engine alone (launch_fast_separable, fast_dispatch.cuh). A
+// gaussian over a colour source (to_gray fused) runs the staged kernel (staged_kernel.cuh) instead:
+// the same strips and sums, each block's gray rows converted once into shared memory.
 //
 // Per output row and lane (16 pixels), R = 2 (5 × 5), all integer and exact:
 //   unpack the incoming row's bytes into 16-bit lane pairs          8 PRMT   (0.5 / pixel)
@@ -42,13 +42,12 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
-#include <cstdlib>
 #include <type_traits>
 
-#include "kernels/block/filter_launch.cuh"
-#include "kernels/block/filter_separable.cuh"
-#include "kernels/block/filter_source.cuh"
 #include "kernels/block/pdl.cuh"
+#include "kernels/filters/separable.cuh"
+#include "kernels/filters/source.cuh"
+#include "kernels/launch/filter_launch.cuh"
 #include "kernels/tuning_filters.h"
 
 namespace jetpipe::dev {
@@ -316,264 +315,5 @@ cudaError_t with_radius(int radius, F&& f) {
   }
 }
 
-// ---- The staged kernel: a colour source (to_gray fused into the filter) ----------------------
-// The strip kernel above converts every input row of a warp to gray, and a warp of rpw output rows
-// (4 at 1080p) reads rpw + 2R input rows: each colour pixel is converted (rpw + 2R) / rpw times,
-// twice at 1080p, and the conversion is most of the work. Here a block of 8 warps owns one strip of
-// 512 input columns (X0 = 480·s, lanes as above) and 8·rw output rows: it converts its 8·rw + 2R
-// input rows once into shared memory (a thread's loads of kStagedBatch chunks issued before the
-// first conversion), then each warp runs fast_strip over its rw rows from there (1.25 conversions
-// a pixel at rw = 2, R = 2). The strips start at column 0, so there are no edge blocks: the
-// columns left of the image, and right of it for the last strip, are read through the border a
-// pixel a thread (BgrSrc::pixel), and the image's last columns are stored in part
-// (Epi::store_part). Used for every gaussian over a colour source that the fast kernel takes
-// (launch_fast_separable; JETPIPE_GAUSS_STAGED=0: the strip kernel).
-// H200, the 1080p chain (jetpipe-bench --area pipeline): gray + gaussian as the graph's first node
-// 8.8 µs against 10.4 (strip kernel), the chain 29.8 against 31.9 (docs/PERFORMANCE.md).
-constexpr int kStagedWarps = 8;
-constexpr int kStagedThreads = 32 * kStagedWarps;
-constexpr int kStagedRowBytes = 512;  // one strip: 32 chunks of 16 gray pixels
-constexpr int kStagedBatch = 3;       // chunks a thread loads before converting (36 registers)
-constexpr int kStagedMaxRows = 4;     // rows a warp at most
-constexpr int kStagedRows = 2;        // rows a warp; H200 1080p chain: 1 → 30.0 µs, 2 → 29.8
-
-struct StagedArgs {
-  FastArgs f;  // taps, dst (the strip grid's fields unused)
-  int y0, y1;
-  int rows_per_warp;  // 1 .. kStagedMaxRows
-  int strips;         // ceil(width / 480)
-  bool early;         // the kernel triggers its dependents at its start (pdl_early())
-};
-
-// A staged block's gray rows in shared memory, read by fast_strip as its source.
-struct StagedRowsSrc {
-  const std::uint8_t* tile;  // tile row r: tile + kStagedRowBytes · r
-  int y_first;               // the image row of tile row 0
-  int x_first;               // the image column of a tile row's byte 0
-  using Row = const std::uint8_t*;
-  __device__ __forceinline__ Row row_near(int y) const {
-    return tile + (y - y_first) * kStagedRowBytes;
-  }
-  __device__ __forceinline__ uint4 chunk_in(Row r, int x) const {
-    return *reinterpret_cast<const uint4*>(r + (x - x_first));
-  }
-};
-
-// Register caps as the strip kernel's, for twice its threads a block: no spills.
-template <int R>
-constexpr int staged_min_blocks() {
-  return R == 1 ? 4 : R == 2 ? 3 : 2;
-}
-
-// Grid: strips · ceil((y1 − y0) / (8 · rows_per_warp)) blocks of kStagedThreads; dynamic shared
-// memory staged_smem_bytes().
-template <int R, class Epi>
-__global__ void __launch_bounds__(kStagedThreads, staged_min_blocks<R>())
-    fast_staged_kernel(const BgrSrc src, const StagedArgs a, const Epi epi) {
-  BlockTrace trace(1);
-  if (a.early) pdl_trigger();
-  extern __shared__ __align__(16) std::uint8_t smem[];
-  const int band = static_cast<int>(blockIdx.x) / a.strips;
-  const int strip = static_cast<int>(blockIdx.x) - band * a.strips;
-  const int ys = a.y0 + band * kStagedWarps * a.rows_per_warp;
-  const int ye = min(ys + kStagedWarps * a.rows_per_warp, a.y1);
-  const int x_first = strip * kFastWarpOut - 16;
-  const int width = a.f.width;
-  const int units = (ye - ys + 2 * R) * 32;  // chunks of the block's input rows
-  const int tid = static_cast<int>(threadIdx.x);
-  pdl_wait();  // the kernel before it has finished (launch_pdl)
-  trace.waited();
-  // The chunks inside the image, kStagedBatch a thread at a time: their loads, then their use.
-  for (int base = 0; base < units; base += kStagedBatch * kStagedThreads) {
-    typename BgrSrc::Raw raw[kStagedBatch];
-#pragma unroll
-    for (int k = 0; k < kStagedBatch; ++k) {
-      const int u = base + tid + k * kStagedThreads;
-      const int x = x_first + 16 * (u & 31);
-      if (u < units && x >= 0 && x + 16 <= width) {
-        raw[k] = src.load_in(src.row_near(ys - R + (u >> 5)), x);
-      }
-    }
-#pragma unroll
-    for (int k = 0; k < kStagedBatch; ++k) {
-      const int u = base + tid + k * kStagedThreads;
-      const int x = x_first + 16 * (u & 31);
-      if (u < units && x >= 0 && x + 16 <= width) {
-        *reinterpret_cast<uint4*>(smem + (u >> 5) * kStagedRowBytes + 16 * (u & 31)) =
-            src.convert_in(raw[k]);
-      }
-    }
-  }
-  // The chunks at the image's left and right edges (strip 0's first, the last strip's from c_right
-  // on), a pixel a thread through the border (past every output's window: zeros, never read). One
-  // chunk a thread, its 16 pixels one after another, made the edge blocks the last to finish.
-  const int c_right = min(32, (width - x_first) >> 4);  // the first chunk not inside the image
-  const int n_left = x_first < 0 ? 1 : 0;
-  const int per_row = 16 * (n_left + 32 - c_right);
-  const int tasks = per_row * (ye - ys + 2 * R);
-  for (int i = tid; i < tasks; i += kStagedThreads) {
-    const int r = i / per_row, j = i - r * per_row;
-    const int k = j >> 4;
-    const int c = k < n_left ? 0 : c_right + k - n_left;
-    const int x = x_first + 16 * c + (j & 15);
-    const std::uint8_t g =
-        x < width + 16 ? src.pixel(src.row_near(ys - R + r), x) : std::uint8_t{0};
-    smem[r * kStagedRowBytes + 16 * c + (j & 15)] = g;
-  }
-  __syncthreads();
-  const int warp = tid >> 5, lane = tid & 31;
-  const int wy0 = ys + warp * a.rows_per_warp;
-  const int wy1 = min(wy0 + a.rows_per_warp, ye);
-  if (wy0 >= wy1) return;
-  const int x = x_first + 16 * lane;
-  const int out_px = lane >= 1 && lane <= 30 && x < width ? min(16, width - x) : 0;
-  fast_strip<R, true>(StagedRowsSrc{smem, ys - R, x_first}, a.f, epi, x, out_px, wy0, wy1);
-}
-
-inline std::size_t staged_smem_bytes(int radius, int rows_per_warp) {
-  return static_cast<std::size_t>(kStagedWarps * rows_per_warp + 2 * radius) * kStagedRowBytes;
-}
-
-// JETPIPE_GAUSS_STAGED=0 keeps colour sources on the strip kernel (side-by-side timings).
-inline bool staged_enabled() {
-  static const bool on = [] {
-    const char* e = std::getenv("JETPIPE_GAUSS_STAGED");
-    return e == nullptr || e[0] != '0';
-  }();
-  return on;
-}
-
-template <class Epi>
-cudaError_t launch_fast_staged(const BgrSrc& src, const FastArgs& f, int radius, int y0, int y1,
-                               const Epi& epi, cudaStream_t stream, int rows_per_warp) {
-  StagedArgs a{};
-  a.f = f;
-  a.y0 = y0;
-  a.y1 = y1;
-  a.rows_per_warp = std::min(std::max(rows_per_warp, 1), kStagedMaxRows);
-  a.strips = static_cast<int>(div_up(f.width, kFastWarpOut));
-  a.early = pdl_early();
-  const unsigned grid =
-      static_cast<unsigned>(a.strips) * div_up(y1 - y0, kStagedWarps * a.rows_per_warp);
-  const std::size_t smem = staged_smem_bytes(radius, a.rows_per_warp);
-  return with_radius(radius, [&](auto r) {
-    return launch_pdl(fast_staged_kernel<decltype(r)::value, Epi>, grid, kStagedThreads, smem,
-                      stream, src, a, epi);
-  });
-}
-
-// Rows per warp for a launch of `rows` output rows and `width` columns: the policy's rows for the
-// radius, fewer (down to rows_min) where the launch would otherwise not fill the device.
-inline int fast_rows_per_warp(int radius, int width, int rows, int sm_count,
-                              const FilterPolicy& p) {
-  const long long warps_per_row = (width + kFastWarpOut - 1) / kFastWarpOut;
-  const long long want = static_cast<long long>(sm_count) * p.fast_warps_per_sm;
-  long long r = static_cast<long long>(rows) * warps_per_row / (want > 0 ? want : 1);
-  const int best = p.fast_rows[radius - 1];
-  if (r > best) r = best;
-  if (r < p.fast_rows_min) r = p.fast_rows_min;
-  return static_cast<int>(r);
-}
-
-// JETPIPE_FAST_ROWS=N: N output rows a warp for every fast and staged launch (side-by-side
-// timings); unset or 0: the policy's (the staged kernel: kStagedRows).
-inline int fast_rows_forced() {
-  static const int n = [] {
-    const char* e = std::getenv("JETPIPE_FAST_ROWS");
-    return e == nullptr ? 0 : std::max(0, std::atoi(e));
-  }();
-  return n;
-}
-
-// The rows a warp of a launch: the caller's (> 0), else JETPIPE_FAST_ROWS's, else `policy`.
-inline int launch_rows(int asked, int policy) {
-  return asked > 0 ? asked : fast_rows_forced() > 0 ? fast_rows_forced() : policy;
-}
-
-// The separable engine's store for the fast kernel's epilogues (views the fast kernel does not
-// take).
-template <class Epi>
-struct EpilogueStore {
-  std::uint8_t* dst;
-  std::size_t pitch;
-  Epi epi;
-  __device__ void operator()(int x, int y, int sum) const {
-    epi.store1(dst + static_cast<std::size_t>(y) * pitch, x, sum);
-  }
-};
-
-// Whether the fast kernel takes a launch: a 16-byte aligned output, an input read with 16-byte
-// loads or texels, at least one strip wide (512) and 16 rows high (rows outside are then near
-// ones).
-template <class Src>
-bool fast_kernel_fits(const Src& src, int width, int height, const ImageView& dst) {
-  return src.fast_ok() && aligned16(dst) && width >= 512 && height >= 16;
-}
-
-// Filters rows [y0, y1) of dst with kx[0 .. ksize) along x and ky[0 .. ksize) along y (3 ≤ ksize ≤
-// 2·kFastMaxRadius + 1, odd; integers) through epi, gaussian's rounding 2^15 folded in when
-// `round_q16`: the fast kernel where it fits, else the separable tile engine (same sums, same
-// epilogue). Needs every vertical sum in [0, 2^16) after the bias 255·Σ(negative ky), and
-// horizontal taps that fit bytes (unsigned ≤ 255, or signed with Epi::kSignedTaps).
-template <class Src, class Epi>
-cudaError_t launch_fast_separable(const Src& src, const int* kx, const int* ky, int ksize,
-                                  int width, int height, int y0, int y1, const ImageView& dst,
-                                  const Epi& epi, bool round_q16, cudaStream_t stream,
-                                  int rows_per_warp = 0) {
-  if (ksize < 3 || ksize % 2 == 0 || ksize / 2 > kFastMaxRadius) return cudaErrorInvalidValue;
-  if (!fast_kernel_fits(src, width, height, dst)) {
-    return launch_separable_tile(src, kx, ksize, ky, ksize, width, y0, y1,
-                                 EpilogueStore<Epi>{dst.data, dst.pitch, epi}, stream);
-  }
-  FastArgs a{};
-  int bias = 0, sum_kx = 0;
-  for (int k = 0; k < ksize; ++k) {
-    a.vtap[k] = static_cast<std::uint32_t>(ky[k]);
-    a.xtap[k] = kx[k];
-    a.ytap[k] = ky[k];
-    if (ky[k] < 0) bias -= 255 * ky[k];
-    sum_kx += kx[k];
-  }
-  for (int g = 0; 2 * g < ksize; ++g) {
-    const int hi = 2 * g + 1 < ksize ? kx[2 * g + 1] : 0;
-    a.htap[g] = (static_cast<std::uint32_t>(kx[2 * g]) & 0xffu) |
-                ((static_cast<std::uint32_t>(hi) & 0xffu) << 8);
-  }
-  const int lane_init = bias + (round_q16 ? 128 : 0);
-  a.vinit = static_cast<std::uint32_t>(lane_init) * 0x00010001u;
-  a.hinit = static_cast<std::uint32_t>(-bias * sum_kx);
-  a.ksize = ksize;
-  a.width = width;
-  a.dst = dst.data;
-  a.dst_pitch = dst.pitch;
-  if constexpr (std::is_same_v<Src, BgrSrc> && std::is_same_v<Epi, GaussQ16Epilogue>) {
-    if (staged_enabled()) {
-      return launch_fast_staged(src, a, ksize / 2, y0, y1, epi, stream,
-                                launch_rows(rows_per_warp, kStagedRows));
-    }
-  }
-  // Strips at 16 + 480·w while they fit; the rest of the row either goes to the right edge tile (≤
-  // 64 columns) or gets one more strip moved left onto a 16-byte boundary (x0_last), which leaves ≤
-  // 31 columns for the tile.
-  a.warps_fast = (width - 512) / kFastWarpOut + 1;
-  a.x0_last = 16 + (a.warps_fast - 1) * kFastWarpOut;
-  if (width - (a.x0_last + kFastWarpOut) > kSepTileW) {
-    a.x0_last = ((width - 496) / 16) * 16;
-    ++a.warps_fast;
-  }
-  const FilterPolicy& pol = current_filter_policy();
-  a.grid = StripGrid(y0, y1, static_cast<int>(div_up(a.warps_fast, kFastThreads / 32)),
-                     launch_rows(rows_per_warp, fast_rows_per_warp(ksize / 2, width, y1 - y0,
-                                                                   device_info().sm_count, pol)),
-                     kSepTileH);
-  const unsigned grid = a.grid.blocks();
-  a.grid.early = pdl_early();
-  const int r = ksize / 2;
-  const std::size_t smem = separable_smem_bytes(r, r);
-  return with_radius(r, [&](auto rc) {
-    return launch_pdl(fast_separable_kernel<decltype(rc)::value, Src, Epi>, grid, kFastThreads,
-                      smem, stream, src, a, epi);
-  });
-}
 
 }  // namespace jetpipe::dev

@@ -6,26 +6,24 @@
 //   blur   [tx0 − 2, tx0 + 70) × [ty0 − 2, ty0 + 66)   u8   the source image (68 columns used)
 //   cell   [tx0 − 1, tx0 + 67) × [ty0 − 1, ty0 + 65)   u32  Dx | Dy << 16 (integer Sobel; 66 used)
 //   out    [tx0, tx0 + 64) × [ty0, ty0 + 64)            the 3 × 3 box of the cells' products and
-//                                                      harris_response (harris_tile.cuh)
+//                                                      harris_response (tile_kernel.cuh)
 // Borders cost no branch in the loops: source positions outside the image are loaded as 0, then
 // the ones a cell inside reads (X ∈ {−1, W}, Y ∈ {−1, H}) are copied from their remapped position
 // (the image border); after the Sobel, the cells just outside are copied the same way (the tensor
 // border: 0 for a constant border), as harris.h defines them. Only edge tiles run the copies.
 //
-// Against the fast strip kernel (harris_fast.cuh): each warp's work is short (a tile loaded at
+// Against the fast strip kernel (fast_kernel.cuh): each warp's work is short (a tile loaded at
 // once, no serial row loads; 48 registers, 5 blocks an SM), so a 1080p launch is one wave of many
-// short warps instead of a few long strips. H100, event-timed launches: 1080p 14.0 µs against
-// 17.1, 4K 34.7 against 35.5, but 16384² 814 against 689; the 1080p chain as a graph 33.8 µs
-// against 37.2 (docs/PERFORMANCE.md, #3's twenty-fourth session). The policy picks it by the
-// launch's pixels (FilterPolicy::harris_tiled_px).
+// short warps instead of a few long strips. The policy picks it by the launch's pixels
+// (FilterPolicy::harris_tiled_px, figures there; docs/decisions/003-harris-tiled.md).
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 
-#include "kernels/block/filter_source.cuh"
-#include "kernels/block/harris_fast.cuh"
-#include "kernels/block/harris_tile.cuh"
+#include "kernels/filters/source.cuh"
+#include "kernels/harris/fast_kernel.cuh"
+#include "kernels/harris/tile_kernel.cuh"
 #include "kernels/block/max_key.cuh"
 #include "kernels/block/pdl.cuh"
 #include "kernels/max_feed.h"

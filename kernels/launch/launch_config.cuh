@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: MIT
-// Host-side launch helpers shared by the reduction launchers: the current device's attributes
-// (cached per device: launchers run per frame and must stay cheap), the launch policy for it, and
-// per-kernel settings done once per device (dynamic shared-memory limit, occupancy).
+// Host-side launch helpers shared by the reduction launchers: per-kernel settings done once per
+// device (dynamic shared-memory limit, occupancy), for the device of kernels/launch/device_info.h.
 //
 //   dev::DeviceInfo d;
 //   if (cudaError_t e = dev::current_device(&d)) return e;
@@ -13,40 +12,9 @@
 #include <atomic>
 #include <cstddef>
 
+#include "kernels/launch/device_info.h"
+
 namespace jetpipe::dev {
-
-struct DeviceInfo {
-  int device = 0;
-  int sms = 1;
-  int cc_major = 0, cc_minor = 0;
-  int smem_optin = 48 << 10;  // most dynamic shared memory a block may ask for
-};
-
-constexpr int kMaxDevices = 64;
-
-inline cudaError_t current_device(DeviceInfo* out) {
-  static DeviceInfo cache[kMaxDevices];
-  static std::atomic<bool> known[kMaxDevices];
-  int dev = 0;
-  if (cudaError_t e = cudaGetDevice(&dev)) return e;
-  if (dev >= 0 && dev < kMaxDevices && known[dev].load(std::memory_order_acquire)) {
-    *out = cache[dev];
-    return cudaSuccess;
-  }
-  DeviceInfo d;
-  d.device = dev;
-  cudaError_t e = cudaDeviceGetAttribute(&d.sms, cudaDevAttrMultiProcessorCount, dev);
-  if (!e) e = cudaDeviceGetAttribute(&d.cc_major, cudaDevAttrComputeCapabilityMajor, dev);
-  if (!e) e = cudaDeviceGetAttribute(&d.cc_minor, cudaDevAttrComputeCapabilityMinor, dev);
-  if (!e) e = cudaDeviceGetAttribute(&d.smem_optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev);
-  if (e) return e;
-  if (dev >= 0 && dev < kMaxDevices) {
-    cache[dev] = d;  // every writer stores the same values
-    known[dev].store(true, std::memory_order_release);
-  }
-  *out = d;
-  return cudaSuccess;
-}
 
 // Per-kernel, per-device state: the dynamic shared-memory limit raised to the most this kernel has
 // asked for, and its resident blocks per SM for that size.

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
-// Host-side glue shared by the filter launchers (kernels/{gaussian,box,sobel,convolve,harris}.cu):
-// argument checks, the device's policy, and the choice between the two sources.
+// Host-side glue shared by the filter launchers (kernels/{gaussian,box,sobel,convolve}.cu,
+// kernels/harris/dispatch.cu): argument checks, the device's policy, and the choice between the
+// two sources.
 //
 //   if (cudaError_t e = dev::check_filter_views(src.view, dst, kGray8, y0, y1)) return e;
 //   bool tex = false;
@@ -12,19 +13,13 @@
 
 #include <cstdint>
 
-#include "kernels/block/filter_source.cuh"
+#include "kernels/filters/source.cuh"
+#include "kernels/launch/device_info.h"
 #include "kernels/texture.h"
 #include "kernels/tuning_filters.h"
 #include "core/image.h"
 
 namespace jetpipe::dev {
-
-// The current device's figures the launchers need (cached per device; texture.cu).
-struct DeviceInfo {
-  int sm_count = 1;
-  int cc_major = 9, cc_minor = 0;
-};
-const DeviceInfo& device_info();
 
 inline const FilterPolicy& current_filter_policy() {
   const DeviceInfo& d = device_info();
@@ -109,7 +104,7 @@ struct StripGrid {
   int y0 = 0, y1 = 0;
   int fast_blocks = 1, rows_per_warp = 1;
   int bands_per_group = 1;  // edge_rows = bands_per_group · rows_per_warp ≥ tile_h
-  bool early = false;       // the kernel triggers its dependents at its start (pdl_early())
+  bool early = false;       // the kernel triggers its dependents at its start (LaunchContext)
 
   StripGrid() = default;
   StripGrid(int y0_, int y1_, int fast_blocks_, int rows_per_warp_, int tile_h)

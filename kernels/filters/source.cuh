@@ -12,7 +12,7 @@
 //                                               // chunk<true, true>: a chunk outside the image
 //                                               // with its loads at once (more registers)
 //   uint8_t v = src.pixel(r, x);                // one pixel, any x
-// the fast kernel's row_near() / chunk_in() (filter_fast.cuh: no border columns, no division, no
+// the fast kernel's row_near() / chunk_in() (fast_kernel.cuh: no border columns, no division, no
 // unaligned loads; usable when fast_ok()), and load_tile(), which fills a shared-memory tile:
 //
 //   __shared__ __align__(16) std::uint8_t tile[kRows * kCols];   // kCols a multiple of 16
@@ -62,11 +62,10 @@ __device__ __forceinline__ uint4 global_edge_chunk(const std::uint8_t* r, int wi
 
 // global_edge_chunk with its loads in flight together: the 16 remaps first, then every load,
 // unconditional (a constant border's column reads column 0 and is replaced after). With each load
-// behind its remap's branches (above) they go one after another: the fast kernels' edge blocks,
-// made of such chunks, were the last blocks of a small launch to finish (a 1080p strip of 270 rows:
-// the fused gray + gaussian 10.0 µs, 6.6 with these; docs/PERFORMANCE.md, twelfth session). Only
-// the fast kernels' edge blocks use it (load_tile<true>): it takes the 2-D tile engines, whose
-// chunks are mostly inside the image, from 32 to 40 registers.
+// behind its remap's branches (above) they go one after another, and the fast kernels' edge blocks,
+// made of such chunks, finished last (H100, a 1080p strip of 270 rows: gray + gaussian 10.0 µs,
+// 6.6 with these). Only the fast kernels' edge blocks use it (load_tile<true>): it takes the 2-D
+// tile engines, whose chunks are mostly inside the image, from 32 to 40 registers.
 __device__ __forceinline__ uint4 global_edge_chunk_at_once(const std::uint8_t* r, int width,
                                                            BorderMode mode, std::uint32_t fill4,
                                                            int x) {
@@ -229,14 +228,12 @@ struct BgrSrc : GlobalSrc {
     }
     return convert16(w);
   }
-  __device__ __forceinline__ uint4 chunk_in(Row r, int x) const {
-    if (r == nullptr) return splat16(fill4);
-    return inside16(r, x);
-  }
-  // chunk_in in two steps (x a multiple of 16, vec), so that a thread has several chunks' loads in
-  // flight before the first conversion waits (the staged kernel, filter_fast.cuh): load_in issues
-  // the three 16-byte loads (unconditionally: a constant border's row reads row 0 and is
-  // replaced), convert_in makes the gray chunk of them.
+  // Not the gray chunk_in of GlobalSrc: the strip kernel does not read colour sources.
+  __device__ uint4 chunk_in(Row r, int x) const = delete;
+  // A gray chunk in two steps (x a multiple of 16, vec), so that a thread has several chunks' loads
+  // in flight before the first conversion waits (the staged kernel, kernels/filters/
+  // staged_kernel.cuh): load_in issues the three 16-byte loads (unconditionally: a constant
+  // border's row reads row 0 and is replaced), convert_in makes the gray chunk of them.
   struct Raw {
     uint4 a, b, c;
     bool fill;

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// harris's exact pieces shared by its two kernels (kernels/harris.cu):
+// harris's exact pieces shared by its two kernels (kernels/harris/dispatch.cu):
 //   harris_response()  the one double evaluation of harris.h, operation for operation (__d*_rn: no
 //                      contraction), from the three exact sums;
 //   harris_response_u32()  the same bits from 32-bit sums, each conversion folded into its scaling
@@ -21,7 +21,7 @@
 #include <cstdint>
 #include <type_traits>
 
-#include "kernels/block/filter_source.cuh"
+#include "kernels/filters/source.cuh"
 #include "kernels/block/max_key.cuh"
 #include "kernels/tuning_filters.h"
 #include "core/border.h"
