@@ -1,21 +1,16 @@
 // SPDX-License-Identifier: MIT
-// config/default.yaml's stages for ONE 1920×1080 BGR frame already on the device, kernels only:
-//   to_gray → gaussian 5 (one fused pass: the gaussian reads the BGR frame as its gray image, as
-//   the executor runs them) → histogram + stats (one fused pass over the blur, on a side stream
-//   beside the rest, as the executor runs it on one stream) → harris (block 3, ksize 3, k 0.04,
-//   on the blur, gathering the response's maximum for the detection, as the executor pairs them)
-//   → detect (quality 0.01, nms 4, max 500: candidates, finish)
-// as plain launches on one stream and as a CUDA graph captured once (cudaStreamBeginCapture …
-// cudaGraphInstantiate) and replayed with cudaGraphLaunch; median of the runs. Target: ≤ 30 µs
-// of GPU time. Each is timed twice: from an idle stream (the host's launch or cudaGraphLaunch falls
-// between the start event and the GPU's first kernel) and as GPU time alone (-gpu rows: the events
-// and the work queued behind a blocking kernel, Bench::time_gpu_us); the graph also back to back.
-// Both also with programmatic dependent launch off (kernels/block/pdl.cuh), side by side. Also
-// each stage alone (plain launch); the graph of the chain's first n kernels for each n (what each
-// kernel adds to the replay, all on one stream); the chain all on one stream, with the histogram's
-// persistent grid beside the rest, and with the detection's own maximum kernel. bytes = the frame's
-// BGR bytes for the whole chain, the stage's input bytes for a stage. Every output is checked once
-// against the CPU twins (MISMATCH in the note); detect is checked on the response the GPU computed.
+// config/default.yaml for ONE 1920×1080 BGR frame already on the device, kernels only, as the CUDA
+// executor plans and queues it (tools/bench/planned_chain.h: the planner's fusions and side-stream
+// stages, the scheduler's launches for a frame of one strip; today gray fused into the gaussian,
+// histogram + stats beside harris and the detection, harris gathering the detection's maximum),
+// as plain launches and as a CUDA graph captured once and replayed; median of the runs. Target:
+// ≤ 30 µs of GPU time. Each is timed from an idle stream (the host's launch or cudaGraphLaunch
+// falls between the start event and the GPU's first kernel) and as GPU time alone (-gpu rows:
+// Bench::time_gpu_us); the graph also back to back; both also with programmatic dependent launch
+// off. The chain's results are checked once against the host executor's (the CPU twins) on the
+// same frame (MISMATCH in the note). Also each stage alone (plain launches of the launchers), the
+// graph of the chain's first n kernels for each n (what each kernel adds to the replay, all on one
+// stream), and the floor: the critical path's launches as empty kernels.
 #include <cooperative_groups.h>
 
 #include <algorithm>
@@ -27,18 +22,21 @@
 #include <string>
 #include <vector>
 
-#include "kernels/filters/staged_kernel.cuh"
-#include "kernels/harris/tiled_kernel.cuh"
-#include "kernels/launch/pdl_launch.cuh"
+#include "core/cuda_check.h"
 #include "kernels/detect.h"
+#include "kernels/filters/staged_kernel.cuh"
 #include "kernels/gaussian.h"
 #include "kernels/harris.h"
+#include "kernels/harris/tiled_kernel.cuh"
 #include "kernels/histogram.h"
+#include "kernels/launch/pdl_launch.cuh"
 #include "kernels/stats.h"
 #include "kernels/texture.h"
 #include "kernels/to_gray.h"
-#include "core/cuda_check.h"
+#include "pipeline/executor.h"
+#include "pipeline/results_json.h"
 #include "tools/bench/bench.h"
+#include "tools/bench/planned_chain.h"
 
 #if JP_BLOCK_TRACE
 namespace jetpipe {
@@ -245,16 +243,9 @@ void bench_pipeline(Bench& b) {
   JP_CUDA(detect_workspace_init(det_ws.get(), w, h, st));
   auto* det = det_out.get<DetectDeviceResult>();
 
-  // ---- CPU twins
-  HostImage want_gray(w, h, PixelFormat::kGray8), want_blur(w, h, PixelFormat::kGray8),
-      want_response(w, h, PixelFormat::kF32);
+  // ---- The CPU twin of to_gray alone (the chain fuses it away)
+  HostImage want_gray(w, h, PixelFormat::kGray8);
   to_gray_ref(frame.view(), want_gray.view(), 0, h);
-  gaussian_ref(gp, want_gray.view(), want_blur.view(), 0, h);
-  std::vector<std::uint64_t> want_bins(256, 0);
-  histogram_ref(hp, want_blur.view(), 0, h, want_bins.data());
-  StatsAccum want_stats;
-  stats_ref(want_blur.view(), 0, h, &want_stats);
-  harris_ref(harris, want_blur.view(), want_response.view(), 0, h);
 
   // ---- The stages
 
@@ -295,72 +286,39 @@ void bench_pipeline(Bench& b) {
       {"pipeline-harris", harris_step},        {"pipeline-detect", detect_step}};
   const double stage_bytes[] = {3.0 * w * h, 1.0 * w * h, 3.0 * w * h,
                                 1.0 * w * h, 1.0 * w * h, 4.0 * w * h};
-  // The chain as the executor runs it on one stream (or a frame of one strip): to_gray fused into
-  // the gaussian; the histogram + stats on a side stream beside harris and the detection, its grid
-  // at ≥ 8 rows a warp (StagePlan::beside, GpuBinding::beside); joined at the end; harris gathers
-  // the detection's maximum (max_fed; else the detection's own maximum kernel). enqueue_inline:
-  // everything on one stream, the histogram's persistent grid, the detection's maximum kernel.
-  const CudaStream side;
-  const CudaEvent fork(false), join(false);
-  auto enqueue_branch = [&](const HistogramLaunchOptions& opt, bool max_fed) {
-    fused_step();
-    JP_CUDA(cudaEventRecord(fork.get(), st));
-    JP_CUDA(cudaStreamWaitEvent(side.get(), fork.get(), 0));
-    hist_stats_on(side.get(), opt);
-    JP_CUDA(cudaEventRecord(join.get(), side.get()));
-    if (max_fed) {
-      harris_max_step();
-      candidates_step();
-      finish_step();
-    } else {
-      harris_step();
-      detect_step();
-    }
-    JP_CUDA(cudaStreamWaitEvent(st, join.get(), 0));
-  };
-  HistogramLaunchOptions beside_opt;
-  beside_opt.min_items_per_warp = 8;
-  auto enqueue = [&] { enqueue_branch(beside_opt, true); };
-  auto enqueue_inline = [&] {
-    for (std::size_t i = 2; i < steps.size(); ++i) steps[i].second();
-  };
 
-  // ---- Check once (the gray image of the unfused to_gray, then the chain)
-  to_gray_step();
+  // ---- The chain as the executor plans and queues it (the config's own parameters), checked
+  // once against the host executor (the CPU twins) on the same frame: every result and the blur
+  // and response images, bit for bit.
+  const std::string config = std::string(JETPIPE_SOURCE_DIR) + "/config/default.yaml";
+  PlannedChain chain(config, frame.view());
+  auto enqueue = [&] { chain.enqueue(st); };
   enqueue();
-  JP_CUDA(cudaStreamSynchronize(st));  // (joined with the side stream)
+  JP_CUDA(cudaStreamSynchronize(st));
   std::string mismatch;
-  const HostImage got_gray = download(gray.view()), got_blur = download(blur.view());
-  if (!same_pixels(got_gray.view(), want_gray.view())) mismatch += " to_gray";
-  if (!same_pixels(got_blur.view(), want_blur.view())) mismatch += " gaussian";
-  std::vector<std::uint64_t> got_bins(256);
-  JP_CUDA(cudaMemcpy(got_bins.data(), bins.get(), bins.bytes(), cudaMemcpyDeviceToHost));
-  if (got_bins != want_bins) mismatch += " histogram";
-  StatsAccum got_stats;
-  JP_CUDA(cudaMemcpy(&got_stats, stats.get(), sizeof got_stats, cudaMemcpyDeviceToHost));
-  if (got_stats.min != want_stats.min || got_stats.max != want_stats.max ||
-      got_stats.isum != want_stats.isum || got_stats.isumsq != want_stats.isumsq ||
-      got_stats.count != want_stats.count) {
-    mismatch += " stats";
-  }
-  const HostImage got_response = download(response.view());  // detect's twin runs on this
-  if (!same_pixels(got_response.view(), want_response.view())) mismatch += " harris";
-  std::vector<unsigned char> det_host(det_out.bytes());
-  JP_CUDA(cudaMemcpy(det_host.data(), det_out.get(), det_host.size(), cudaMemcpyDeviceToHost));
-  {
-    const float thresh = static_cast<float>(
-        dp.quality * static_cast<double>(detect_max_ref(got_response.view(), 0, h)));
-    std::vector<Detection> cands;
-    detect_candidates_ref(dp, thresh, got_response.view(), 0, h, &cands);
-    const DetectResult want = detect_finish(std::move(cands), dp.max_detections);
-    const auto* r = reinterpret_cast<const DetectDeviceResult*>(det_host.data());
-    bool ok = r->count == want.count && r->overflow == want.overflow;
-    for (std::size_t i = 0; ok && i < want.points.size(); ++i) {
-      const Detection& g = detect_result_points(r)[i];
-      ok = g.x == want.points[i].x && g.y == want.points[i].y &&
-           std::memcmp(&g.score, &want.points[i].score, sizeof(float)) == 0;
+  to_gray_step();
+  JP_CUDA(cudaStreamSynchronize(st));
+  if (!same_pixels(download(gray.view()).view(), want_gray.view())) mismatch += " to_gray";
+  const PipelineConfig host_cfg = load_config(config);
+  const std::unique_ptr<Executor> host = make_executor(
+      host_cfg, strategy_profile(MemoryStrategy::kHost, 1, 1, false), {"blur", "response"});
+  Frame f;
+  f.source = "bench";
+  f.image = frame;
+  host->submit(std::move(f));
+  FrameRecord want;
+  host->take(&want, true);
+  auto results_json = [](const std::vector<std::pair<std::string, StageResult>>& rs) {
+    std::string j;
+    for (const auto& [name, r] : rs) j += name + ":" + result_to_json(r).dump() + ";";
+    return j;
+  };
+  const std::string chain_results = results_json(chain.results());
+  if (chain_results != results_json(want.results)) mismatch += " results";
+  for (const char* name : {"blur", "response"}) {
+    if (!same_pixels(download(chain.image(name)).view(), want.images.at(name).view())) {
+      mismatch += std::string(" ") + name;
     }
-    if (!ok) mismatch += " detect";
   }
   const std::string check = mismatch.empty() ? "" : "  MISMATCH vs CPU twin:" + mismatch;
 
@@ -376,7 +334,8 @@ void bench_pipeline(Bench& b) {
   const double frame_bytes = 3.0 * w * h;
   const double us_plain = b.time_us([&](int) { enqueue(); });
   b.add({"pipeline", "jetpipe-launches", s.name(), "photo", us_plain, frame_bytes,
-         "gray+gaussian fused, hist+stats beside harris + detect; kernels only" + check});
+         "the executor's plan (" + chain.plan().fusions + "; beside: " + chain.plan().beside +
+             "); kernels only" + check});
   b.add({"pipeline", "jetpipe-launches-gpu", s.name(), "photo",
          b.time_gpu_us([&](int) { enqueue(); }), frame_bytes,
          "as jetpipe-launches, GPU time alone (the host's launches hidden)"});
@@ -393,11 +352,11 @@ void bench_pipeline(Bench& b) {
              "as jetpipe-launches, programmatic dependent launch off"});
     }
     const GraphTime g = time_graph(b, enqueue);
-    // The replays must give the same detections.
-    std::vector<unsigned char> det_graph(det_out.bytes());
-    JP_CUDA(cudaMemcpy(det_graph.data(), det_out.get(), det_graph.size(), cudaMemcpyDeviceToHost));
-    const std::string graph_check =
-        det_graph == det_host ? "" : "  MISMATCH: graph replay differs from plain launches";
+    // The replays must give the same results.
+    JP_CUDA(cudaStreamSynchronize(st));
+    const std::string graph_check = results_json(chain.results()) == chain_results
+                                        ? ""
+                                        : "  MISMATCH: graph replay differs from plain launches";
     const std::string impl = pdl ? "jetpipe-graph" : "jetpipe-graph-nopdl";
     b.add({"pipeline", impl, s.name(), "photo", g.us, frame_bytes,
            std::to_string(g.nodes) + " nodes, from an idle stream (the host's launch included)" +
@@ -504,29 +463,6 @@ void bench_pipeline(Bench& b) {
              "gaussian, harris' grid cooperative with " + std::to_string(syncs) + " barrier(s)" +
                  (syncs < 2 ? ", the finish's" : "") + " (empty kernels, GPU time alone)"});
     }
-  }
-
-  // ---- The histogram + stats in line (one stream), and beside harris and the detection with the
-  // persistent grid, against the executor's arrangement above (beside, ≥ 8 rows a warp).
-  {
-    const GraphTime inline_g = time_graph(b, enqueue_inline);
-    b.add({"pipeline-inline", "jetpipe-graph", s.name(), "photo", inline_g.us, frame_bytes,
-           "everything on one stream, hist+stats' persistent grid"});
-    const GraphTime persistent =
-        time_graph(b, [&] { enqueue_branch(HistogramLaunchOptions{}, true); });
-    b.add({"pipeline-beside-persistent", "jetpipe-graph", s.name(), "photo", persistent.us,
-           frame_bytes, "hist+stats beside harris + detect, its persistent grid"});
-    const GraphTime no_hist = time_graph(b, [&] {
-      fused_step();
-      harris_max_step();
-      candidates_step();
-      finish_step();
-    });
-    b.add({"pipeline-no-hist", "jetpipe-graph-gpu", s.name(), "photo", no_hist.gpu_us, frame_bytes,
-           "as the chain without hist+stats: what the beside branch costs it (GPU time alone)"});
-    const GraphTime max_kernel = time_graph(b, [&] { enqueue_branch(beside_opt, false); });
-    b.add({"pipeline-beside-maxkernel", "jetpipe-graph", s.name(), "photo", max_kernel.us,
-           frame_bytes, "as the chain, the detection's own maximum kernel instead of harris'"});
   }
 }
 
