@@ -23,6 +23,7 @@
 #include "pipeline/io/gst_pipeline.h"
 #include "pipeline/io/gst_source.h"
 #include "pipeline/io/image_io.h"
+#include "pipeline/io/overlay.h"
 #include "pipeline/io/source.h"
 #include "pipeline/io/video_sink.h"
 #include "pipeline/runner.h"
