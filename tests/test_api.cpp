@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "pipeline/api.h"
 #include "core/error.h"
+#include "pipeline/api.h"
 #include "pipeline/results_json.h"
 #include "pipeline/runner.h"
 #include "tests/test_util.h"

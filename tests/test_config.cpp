@@ -5,8 +5,8 @@
 #include <filesystem>
 #include <fstream>
 
-#include "pipeline/config.h"
 #include "core/error.h"
+#include "pipeline/config.h"
 #include "pipeline/platform.h"
 #include "pipeline/runner.h"
 #include "tests/test_util.h"
