@@ -16,6 +16,7 @@
 #include "core/error.h"
 #include "pipeline/executor.h"
 #include "pipeline/io/image_io.h"
+#include "pipeline/io/overlay.h"
 #include "pipeline/io/source.h"
 #include "pipeline/io/video_sink.h"
 #include "pipeline/platform.h"

@@ -2,7 +2,6 @@
 // The application-facing API (pipeline/api.h): pipelines from YAML or built in code, run over a
 // source by callback or pulled as a stream, equal to what `jetpipe run` writes.
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -10,10 +9,11 @@
 #include <string>
 #include <vector>
 
-#include "pipeline/api.h"
 #include "core/error.h"
+#include "pipeline/api.h"
 #include "pipeline/results_json.h"
 #include "pipeline/runner.h"
+#include "tests/test_util.h"
 
 namespace fs = std::filesystem;
 
@@ -42,8 +42,8 @@ std::vector<nlohmann::ordered_json> collect(Pipeline& p, Source& s) {
 }
 
 TEST(ApiPipeline, FromYamlEqualsTheCliRun) {
-  const fs::path dir = fs::temp_directory_path() / ("jetpipe_api_" + std::to_string(::getpid()));
-  fs::create_directories(dir);
+  const test::TempDir tmp;
+  const fs::path& dir = tmp.path();
   std::ofstream(dir / "c.yaml") << kYaml;
 
   Pipeline p = Pipeline::from_file((dir / "c.yaml").string());
@@ -62,7 +62,6 @@ TEST(ApiPipeline, FromYamlEqualsTheCliRun) {
     ASSERT_LT(i, records.size());
     EXPECT_EQ(records[i].dump(), line) << "frame " << i;
   }
-  fs::remove_all(dir);
 }
 
 TEST(ApiPipeline, BuiltInCodeStreamAndCallbackAgree) {

@@ -5,10 +5,11 @@
 #include <filesystem>
 #include <fstream>
 
-#include "pipeline/config.h"
 #include "core/error.h"
+#include "pipeline/config.h"
 #include "pipeline/platform.h"
 #include "pipeline/runner.h"
+#include "tests/test_util.h"
 
 namespace jetpipe {
 namespace {
@@ -130,9 +131,8 @@ TEST(ConfigParse, ShippedConfigsAreValid) {
 }
 
 TEST(ConfigRun, BadConfigWritesNothing) {
-  const auto dir = std::filesystem::temp_directory_path() / "jetpipe_bad_config";
-  std::filesystem::remove_all(dir);
-  std::filesystem::create_directories(dir);
+  const test::TempDir tmp;
+  const std::filesystem::path& dir = tmp.path();
   const auto cfg = dir / "bad.yaml";
   std::ofstream(cfg) << "input: test://noise\nstages:\n  - {type: histogram, bins: 0}\n";
   RunOptions o;
@@ -146,7 +146,6 @@ TEST(ConfigRun, BadConfigWritesNothing) {
     EXPECT_NE(std::string(e.what()).find("bad.yaml:3:"), std::string::npos) << e.what();
   }
   EXPECT_FALSE(std::filesystem::exists(dir / "out"));
-  std::filesystem::remove_all(dir);
 }
 
 TEST(Platform, ProfilesLoadAndValidate) {
@@ -173,7 +172,8 @@ TEST(Platform, ProfilesLoadAndValidate) {
     EXPECT_EQ(e.kind(), ErrorKind::kConfig);
     EXPECT_NE(std::string(e.what()).find("valid: auto"), std::string::npos) << e.what();
   }
-  const auto f = std::filesystem::temp_directory_path() / "jetpipe_bad_platform.yaml";
+  const test::TempDir tmp;
+  const auto f = tmp.path() / "bad_platform.yaml";
   std::ofstream(f) << "backend: cpu\nmemory: zero-copy\n";
   EXPECT_THROW(load_platform(f.string()), Error);
   const std::string pinned = profile_error_of(f, "backend: cuda\nmemory: pinned\n");

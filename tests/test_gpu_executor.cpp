@@ -270,7 +270,8 @@ TEST_P(GpuExecutor, EveryStrategyChunkingAndGraphEqualsTheHost) {
   // that such an order must also be visible to CUDA), and initcheck does not see it either: on
   // the H100, with the GPU to itself, the polled profiles of six configs ran clean, but the video
   // config's reported 20 reads by the box of `gray` rows that the to_gray copy on the same
-  // stream had written from the polled frame rows (docs/PERFORMANCE.md, nineteenth session).
+  // stream had written from the polled frame rows (H100, 2026-11-24, commit 6b17bfa;
+  // docs/PERFORMANCE.md, sanitizer section).
   if (test::under_sanitizer("initcheck")) {
     std::printf("[   NOTE   ] %s: copy_wait: poll profiles not run under initcheck\n",
                 file.c_str());

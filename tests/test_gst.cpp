@@ -23,9 +23,11 @@
 #include "pipeline/io/gst_pipeline.h"
 #include "pipeline/io/gst_source.h"
 #include "pipeline/io/image_io.h"
+#include "pipeline/io/overlay.h"
 #include "pipeline/io/source.h"
 #include "pipeline/io/video_sink.h"
 #include "pipeline/runner.h"
+#include "tests/test_util.h"
 
 namespace fs = std::filesystem;
 using nlohmann::json;
@@ -55,16 +57,6 @@ using Clock = std::chrono::steady_clock;
 
 class Gst : public ::testing::Test {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           ("jetpipe_gst_" +
-            std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()) + "_" +
-            std::to_string(::getpid()));
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-
   std::string path(const std::string& name) const { return (dir_ / name).string(); }
   std::string config(const std::string& name, const std::string& yaml) const {
     std::ofstream(dir_ / name) << yaml;
@@ -98,7 +90,8 @@ class Gst : public ::testing::Test {
     ASSERT_EQ(sink.frames(), frames);
   }
 
-  fs::path dir_;
+  test::TempDir tmp_;
+  const fs::path dir_ = tmp_.path();
 };
 
 constexpr const char* kLight = R"(

@@ -2,10 +2,8 @@
 // pipeline/io: PNM/PFM codecs, OpenCV codecs (when built with them), natural order, and the sources
 // (frame folders, y4m, VideoCapture, test://, URI dispatch).
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <algorithm>
-#include <atomic>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -31,33 +29,7 @@ namespace {
 
 namespace fs = std::filesystem;
 using test::max_diff;
-
-// A fresh directory per test, removed at the end.
-class TempDir {
- public:
-  TempDir() {
-    static std::atomic<int> counter{0};
-    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    std::string name = std::string("jetpipe-io-") + info->test_suite_name() + "-" + info->name() +
-                       "-" + std::to_string(::getpid()) + "-" + std::to_string(counter++);
-    for (char& c : name) {
-      if (c == '/') c = '_';
-    }
-    path_ = fs::temp_directory_path() / name;
-    fs::remove_all(path_);
-    fs::create_directories(path_);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  std::string operator/(const std::string& name) const { return (path_ / name).string(); }
-  std::string str() const { return path_.string(); }
-  const fs::path& path() const { return path_; }
-
- private:
-  fs::path path_;
-};
+using test::TempDir;
 
 void write_bytes(const std::string& path, const std::string& bytes) {
   std::ofstream f(path, std::ios::binary);

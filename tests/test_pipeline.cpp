@@ -22,13 +22,7 @@ namespace {
 
 class PipelineRun : public ::testing::Test {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           ("jetpipe_pipe_" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
-    fs::remove_all(dir_);
-    fs::create_directories(dir_ / "frames");
-  }
-  void TearDown() override { fs::remove_all(dir_); }
+  void SetUp() override { fs::create_directories(dir_ / "frames"); }
 
   std::string write_config(const std::string& name, const std::string& yaml) {
     const fs::path p = dir_ / name;
@@ -53,7 +47,8 @@ class PipelineRun : public ::testing::Test {
     std::ifstream in(p, std::ios::binary);
     return std::string(std::istreambuf_iterator<char>(in), {});
   }
-  fs::path dir_;
+  test::TempDir tmp_;
+  const fs::path dir_ = tmp_.path();
 };
 
 // Every stage type, chained as a user would.

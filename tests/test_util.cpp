@@ -1,10 +1,14 @@
 // SPDX-License-Identifier: MIT
 #include "tests/test_util.h"
 
+#include <cerrno>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <system_error>
+#include <vector>
 
 namespace jetpipe::test {
 
@@ -79,6 +83,33 @@ Diff max_diff(const ImageView& a, const ImageView& b) {
     }
   }
   return d;
+}
+
+TempDir::TempDir() {
+  std::string name = "jetpipe";
+  if (const auto* info = ::testing::UnitTest::GetInstance()->current_test_info()) {
+    name += std::string("-") + info->test_suite_name() + "." + info->name();
+  }
+  for (char& c : name) {
+    if (c == '/') c = '_';  // parameterized tests: Suite/Test/0
+  }
+  if (name.size() > 120) name.resize(120);
+  std::string tmpl = (std::filesystem::temp_directory_path() / (name + "-XXXXXX")).string();
+  std::vector<char> buf(tmpl.begin(), tmpl.end());
+  buf.push_back('\0');
+  if (!::mkdtemp(buf.data())) {
+    throw std::system_error(errno, std::generic_category(), "mkdtemp " + tmpl);
+  }
+  path_ = buf.data();
+}
+
+TempDir::~TempDir() {
+  if (::testing::Test::HasFailure()) {
+    std::printf("[ kept     ] %s\n", path_.c_str());
+    return;
+  }
+  std::error_code ec;
+  std::filesystem::remove_all(path_, ec);
 }
 
 std::string opencv_sample(const std::string& name) {

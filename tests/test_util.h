@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <filesystem>
 #include <random>
 #include <string>
 
@@ -28,6 +29,26 @@ struct Diff {
   int x = -1, y = -1;
 };
 Diff max_diff(const ImageView& a, const ImageView& b);
+
+// A fresh folder for one test: mkdtemp() under the system temp folder ($TMPDIR, else /tmp), named
+// jetpipe-<suite>.<test>-XXXXXX, so concurrent runs (two build folders, ctest -j) never share one.
+// Removed with its contents when the TempDir goes out of scope, unless the test has failed by
+// then: a failed test's folder is kept and its path printed ("[ kept     ] ...").
+//   TempDir dir;  write_image(dir / "a.pgm", img);  o.output_dir = dir / "out";
+class TempDir {
+ public:
+  TempDir();
+  ~TempDir();
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+
+  const std::filesystem::path& path() const { return path_; }
+  std::string str() const { return path_.string(); }
+  std::string operator/(const std::string& name) const { return (path_ / name).string(); }
+
+ private:
+  std::filesystem::path path_;
+};
 
 // Real photos from Debian's opencv-doc, when installed (else empty: the test skips).
 std::string opencv_sample(const std::string& name);

@@ -8,18 +8,14 @@
 //   for (...) sink.write(to_video_image(img));   // GRAY8 or BGR8; the first frame fixes the size
 //   sink.close();                                // the file is complete when this returns
 //
-// Annotation (pure C++, no OpenCV): annotate() draws detections as small crosses and the first
-// histogram and stats as a small overlay at the top left, on a BGR copy.
+// Annotation (crosses at detections, an overlay of the results): overlay.h.
 #pragma once
 
 #include <cstdint>
 #include <memory>
 #include <string>
-#include <utility>
-#include <vector>
 
 #include "core/image.h"
-#include "core/results.h"
 
 namespace jetpipe {
 
@@ -56,11 +52,5 @@ class VideoSink {
 // An 8-bit copy of any image for video: GRAY8 / BGR8 as they are, RGB8 swapped to BGR8, S16 as
 // |v| saturated to 255, F32 scaled from its [min, max] to [0, 255] (GRAY8).
 HostImage to_video_image(const ImageView& image);
-
-// A BGR8 copy of `image` (GRAY8 or BGR8) with the records' detections as crosses and the first
-// histogram and stats (and the frame index) as an overlay.
-HostImage annotate(const ImageView& image,
-                   const std::vector<std::pair<std::string, StageResult>>& results,
-                   std::int64_t frame_index);
 
 }  // namespace jetpipe

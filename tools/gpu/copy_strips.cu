@@ -7,8 +7,9 @@
 // the host round trip of an empty kernel. `copy_strips sizes`: single copies of growing size, DMA
 // against an SM copy kernel; `copy_strips mixed`: the frame's last rows by the SMs while the DMA
 // engine copies the rest; `copy_strips handoff`: the three copies of `strip_copies: 3`, each copy's
-// start-up hidden behind the tail of the one before on another stream (it is not: H100, twentieth
-// session, every split landed the frame later than the three copies on one stream).
+// start-up hidden behind the tail of the one before on another stream (it is not: H100,
+// 2026-11-24, commit c92c676, every split landed the frame later than the three copies on one
+// stream).
 // Standalone (no jetpipe library):
 //   nvcc -O2 -arch=sm_90 -o /tmp/copy_strips tools/gpu/copy_strips.cu
 //   /tmp/copy_strips [sizes|mixed|handoff]

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # On the GPU machine: configure, build (sm_90), run every test (GPU tests included) and the
 # regression suite, then check the SASS for loads above a PDL wait (tools/gpu/pdl-order.sh); logs
-# under $OUT. Usage: tools/gpu/device-test.sh [extra ctest args]
+# under $OUT. Usage: [GTEST_FILTER='*Gpu*'] tools/gpu/device-test.sh [extra ctest args]
+# ctest runs the gtest binary as shards (jetpipe_tests.shard<i>of<N>; -R shard3 picks one);
+# GTEST_FILTER narrows the cases inside every shard.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 OUT=${OUT:-/tmp/jetpipe-out}
@@ -14,9 +16,14 @@ cmake -S . -B build-dev -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITE
 grep "jetpipe " "$OUT/configure.log"
 cmake --build build-dev -j 16 > "$OUT/build.log" 2>&1 || { grep -E "error|Error" -A5 "$OUT/build.log" | head -60; exit 1; }
 grep -iE "warning" "$OUT/build.log" | head -20
+rm -rf build-dev/tests/results  # the shards' XML reports, read below
 ctest --test-dir build-dev --output-on-failure -j 4 "$@" > "$OUT/ctest.log" 2>&1
 rc=$?
-grep -E "tests passed|tests failed|Failed|\*\*\*|Skipped|Not Run" "$OUT/ctest.log" | head -60
+grep -E "tests passed|tests failed|Failed|\[  FAILED  \]|\*\*\*|Skipped|Not Run" "$OUT/ctest.log" |
+  head -60
+# Per test case (ctest counts shards): from the XML reports of the shards that finished.
+cat build-dev/tests/results/*.xml 2>/dev/null | awk '/<testcase /{n++} /result="skipped"/{s++}
+  /<failure /{f++} END{printf "gtest cases: %d ran, %d skipped, %d failures\n", n, s, f}'
 # No global or texture load above a kernel's wait for the kernel before (kernels/block/pdl.cuh).
 tools/gpu/pdl-order.sh build-dev > "$OUT/pdl-order.txt" 2>&1 || rc=1
 tail -5 "$OUT/pdl-order.txt"

@@ -16,16 +16,17 @@
 // synchronization between; 1 (default): after one. NONBLOCKING 0: blocking streams (default 1:
 // cudaStreamNonBlocking, as the executor's). KEEP_MB > 0: the allocations take that many MiB each
 // and are kept to the end, so the process's memory grows every round.
-// H100, 2026-11-24 (eighteenth session), 3 streams, KEEP_MB 4: every sum right in every run, but
+// H100, 2026-11-24 (commit 71b9741), 3 streams, KEEP_MB 4: every sum right in every run, but
 // initcheck reported uninitialized reads by sum_strip of x's rows, all in one round of a process
 // (rounds 50, 58, 96, 98 and 164 where recorded), in 6 of 42 processes that allocated device
 // memory while the writers ran (100 rounds; 60 in one, 200 in eight; non-blocking or blocking
 // streams, with or without SYNC): a false report of a correct program. None in 9 processes of
 // `idle`, 9 with one stream, 10 of `host`; `hostcopy` reported in 2 of 8 (round 0, not examined).
-// No illegal address in any run (docs/PERFORMANCE.md, sanitizer section). Nineteenth session,
-// `device 100 3 1 1 4`: no report in 55 processes one after another, with the GPU to themselves,
-// nor in 10 side by side. The executor's reports turned out to need other processes on the GPU
-// (tools/gpu/sanitize.sh), which this program's runs may have had; that was not recorded.
+// No illegal address in any run (docs/PERFORMANCE.md, sanitizer section). Later the same day
+// (commit 188ae7f), `device 100 3 1 1 4`: no report in 55 processes one after another, with the
+// GPU to themselves, nor in 10 side by side. The executor's reports turned out to need other
+// processes on the GPU (tools/gpu/sanitize.sh), which this program's runs may have had; that was
+// not recorded.
 #include <cuda_runtime.h>
 
 #include <cstdio>

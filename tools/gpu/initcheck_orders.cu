@@ -7,8 +7,8 @@
 // write of a flag that a kernel polls for (copy_wait: poll). Standalone (not built by CMake):
 //   nvcc -O2 -arch=sm_90 -o /tmp/initcheck_orders tools/gpu/initcheck_orders.cu -lcuda
 //   compute-sanitizer --tool initcheck /tmp/initcheck_orders
-// H100, 2026-11-24 (this file, seventeenth session): "sum 2566326, expected 2566326: equal",
-// initcheck ERROR SUMMARY: 0 errors (docs/PERFORMANCE.md).
+// H100, 2026-11-24 (commit 0ba8802): "sum 2566326, expected 2566326: equal", initcheck ERROR
+// SUMMARY: 0 errors, so each of these orders alone is one initcheck sees (docs/PERFORMANCE.md).
 #include <cuda.h>
 #include <cuda_runtime.h>
 

@@ -14,7 +14,7 @@
 # processes on the GPU it reported uninitialized reads of rows that the reading kernel's own stream
 # had written, or failed on an illegal address surfacing at cudaHostAlloc, in 10 of 12 processes
 # of the executor's equality tests (K = 3 settings) on the H100; the same settings alone, and then
-# every GPU test alone: 0 errors (docs/PERFORMANCE.md, nineteenth session).
+# every GPU test alone: 0 errors (H100, 2026-11-24, commit 188ae7f; docs/PERFORMANCE.md).
 # SANITIZE_SHARDS=N splits the tests into N googletest shards, each in its own compute-sanitizer
 # process; every shard must pass. Memcheck, racecheck and synccheck run their shards side by side
 # (racecheck is mostly host time: on the H100 16 shards ran 1793 filter tests in 500 s).
