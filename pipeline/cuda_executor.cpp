@@ -53,20 +53,6 @@ struct ScopedRange {
   ~ScopedRange() { nvtxRangePop(); }
 };
 
-// The plan of the config's stages, decided on probe twins (one of each stage's GPU twin).
-PipelinePlan plan_config(const PipelineConfig& cfg, const std::vector<std::string>& keep,
-                         MemoryStrategy memory) {
-  std::vector<const Stage*> stages;
-  std::vector<std::unique_ptr<StageGpu>> probes;
-  std::vector<StageGpu*> twins;
-  for (const auto& s : cfg.stages) {
-    stages.push_back(s.get());
-    probes.push_back(s->make_gpu());
-    twins.push_back(probes.back().get());
-  }
-  return plan_pipeline(stages, keep, memory, twins);
-}
-
 class CudaExecutor : public Executor {
  public:
   CudaExecutor(const PipelineConfig& cfg, const PlatformProfile& profile,

@@ -2,6 +2,7 @@
 #include "pipeline/planner.h"
 
 #include <algorithm>
+#include <memory>
 #include <utility>
 
 #include "core/error.h"
@@ -200,6 +201,19 @@ PipelinePlan plan_pipeline(const std::vector<const Stage*>& stages,
     plan.stages[i].skew = (p < 0 ? 0 : plan.stages[p].skew) + plan.stages[i].stage->halo();
   }
   return plan;
+}
+
+PipelinePlan plan_config(const PipelineConfig& cfg, const std::vector<std::string>& keep,
+                         MemoryStrategy memory) {
+  std::vector<const Stage*> stages;
+  std::vector<std::unique_ptr<StageGpu>> probes;
+  std::vector<StageGpu*> twins;
+  for (const auto& s : cfg.stages) {
+    stages.push_back(s.get());
+    probes.push_back(s->make_gpu());
+    twins.push_back(probes.back().get());
+  }
+  return plan_pipeline(stages, keep, memory, twins);
 }
 
 void apply_fusions(const PipelinePlan& plan, const std::vector<StageGpu*>& twins) {

@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "pipeline/config.h"
 #include "pipeline/platform.h"
 #include "stages/stage.h"
 
@@ -91,6 +92,11 @@ struct PipelinePlan {
 PipelinePlan plan_pipeline(const std::vector<const Stage*>& stages,
                            const std::vector<std::string>& keep, MemoryStrategy memory,
                            const std::vector<StageGpu*>& twins);
+
+// plan_pipeline over a config's stages, asking a probe twin of each (Stage::make_gpu; throws in a
+// build without CUDA).
+PipelinePlan plan_config(const PipelineConfig& cfg, const std::vector<std::string>& keep,
+                         MemoryStrategy memory);
 
 // Makes a slot's twins take the plan's fusions; throws where a twin refuses one.
 void apply_fusions(const PipelinePlan& plan, const std::vector<StageGpu*>& twins);

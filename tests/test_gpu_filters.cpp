@@ -485,6 +485,31 @@ TEST(GpuFastRows, EveryRowsPerWarpMatchesTwin) {
 // (ksize 3..9) and the tile engine's (ksize 11), the identity (ksize 1), three layouts
 // (cudaMallocPitch; rows padded by 13 bytes; an ROI at x offset 1: byte loads), as one launch and
 // as two uneven row strips.
+#if JETPIPE_HAVE_CUDA
+// The gaussian over the colour image `src`, whole and in two uneven strips (with `ctx` and `o`),
+// equals `want` (to_gray_ref then gaussian_ref) bit for bit.
+void expect_colour_gaussian(const GaussianParams& p, const ImageView& src, const ImageView& want,
+                            const LaunchContext& ctx, const FilterLaunchOptions& o) {
+  const int h = src.height;
+  DeviceImage out(src.width, h, PixelFormat::kGray8);
+  for (int strips : {1, 2}) {
+    test::poison_device(out.view());
+    const int mid = strips == 1 ? h : h / 3;
+    const FilterSource fs(src);
+    ASSERT_EQ(launch_gaussian(p, fs, out.view(), 0, mid, ctx, nullptr, FilterPath::kAuto, o),
+              cudaSuccess);
+    if (mid < h) {
+      ASSERT_EQ(launch_gaussian(p, fs, out.view(), mid, h, ctx, nullptr, FilterPath::kAuto, o),
+                cudaSuccess);
+    }
+    ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+    const HostImage got = test::download(out.view());
+    const test::Diff d = test::max_diff(got.view(), want);
+    ASSERT_EQ(d.max_abs, 0) << "at (" << d.x << ", " << d.y << "), strips " << strips;
+  }
+}
+#endif
+
 TEST(GpuGaussianColour, MatchesToGrayThenTwin) {
   JP_REQUIRE_GPU();
 #if JETPIPE_HAVE_CUDA
@@ -515,23 +540,7 @@ TEST(GpuGaussianColour, MatchesToGrayThenTwin) {
                          " ksize " + std::to_string(ksize));
             HostImage want(sz.w, sz.h, PixelFormat::kGray8);
             gaussian_ref(p, want_src, want.view(), 0, sz.h);
-            DeviceImage out(sz.w, sz.h, PixelFormat::kGray8);
-            for (int strips : {1, 2}) {
-              test::poison_device(out.view());
-              const int mid = strips == 1 ? sz.h : sz.h / 3;
-              ASSERT_EQ(launch_gaussian(p, FilterSource(src), out.view(), 0, mid, LaunchContext{},
-                                        nullptr),
-                        cudaSuccess);
-              if (mid < sz.h) {
-                ASSERT_EQ(launch_gaussian(p, FilterSource(src), out.view(), mid, sz.h,
-                                          LaunchContext{}, nullptr),
-                          cudaSuccess);
-              }
-              ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
-              const HostImage got = test::download(out.view());
-              const test::Diff d = test::max_diff(got.view(), want.view());
-              ASSERT_EQ(d.max_abs, 0) << "at (" << d.x << ", " << d.y << "), strips " << strips;
-            }
+            expect_colour_gaussian(p, src, want.view(), LaunchContext{}, FilterLaunchOptions{});
           }
         }
       }
@@ -557,7 +566,6 @@ TEST(GpuGaussianColour, StagedRowsPerWarpMatchTwin) {
         const GaussianParams p = resolve_gaussian(ksize, 0, kBorders[bi].border);
         HostImage want(sz.w, sz.h, PixelFormat::kGray8);
         gaussian_ref(p, gray.view(), want.view(), 0, sz.h);
-        DeviceImage out(sz.w, sz.h, PixelFormat::kGray8);
         for (int rows = 1; rows <= 4; ++rows) {
           for (bool early : {true, false}) {
             SCOPED_TRACE(std::to_string(sz.w) + "x" + std::to_string(sz.h) + " " +
@@ -567,23 +575,7 @@ TEST(GpuGaussianColour, StagedRowsPerWarpMatchTwin) {
             o.rows_per_warp = rows;
             LaunchContext ctx;
             ctx.early_trigger = early;
-            for (int strips : {1, 2}) {
-              test::poison_device(out.view());
-              const int mid = strips == 1 ? sz.h : sz.h / 3;
-              const FilterSource fs(src.view());
-              ASSERT_EQ(
-                  launch_gaussian(p, fs, out.view(), 0, mid, ctx, nullptr, FilterPath::kAuto, o),
-                  cudaSuccess);
-              if (mid < sz.h) {
-                ASSERT_EQ(launch_gaussian(p, fs, out.view(), mid, sz.h, ctx, nullptr,
-                                          FilterPath::kAuto, o),
-                          cudaSuccess);
-              }
-              ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
-              const HostImage got = test::download(out.view());
-              const test::Diff d = test::max_diff(got.view(), want.view());
-              ASSERT_EQ(d.max_abs, 0) << "at (" << d.x << ", " << d.y << "), strips " << strips;
-            }
+            expect_colour_gaussian(p, src.view(), want.view(), ctx, o);
           }
         }
       }

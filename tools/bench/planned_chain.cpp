@@ -19,15 +19,7 @@ ExecSettings one_strip_settings() {
 
 PlannedChain::PlannedChain(const std::string& config_path, const ImageView& frame)
     : cfg_(load_config(config_path)), settings_(one_strip_settings()) {
-  std::vector<const Stage*> stages;
-  std::vector<std::unique_ptr<StageGpu>> probes;
-  std::vector<StageGpu*> twins;
-  for (const auto& s : cfg_.stages) {
-    stages.push_back(s.get());
-    probes.push_back(s->make_gpu());
-    twins.push_back(probes.back().get());
-  }
-  plan_ = plan_pipeline(stages, {}, settings_.memory, twins);
+  plan_ = plan_config(cfg_, {}, settings_.memory);
   slot_ = make_slot(plan_, settings_, 0);
 
   const int w = frame.width, h = frame.height;
