@@ -275,14 +275,7 @@ TEST(Planner, SlotsTakeThePlansFusionsOrSayTheyDiffer) {
 TEST(GpuPlanner, RealTwinsPlanTheDefaultConfigAsTheFakes) {
   JP_REQUIRE_GPU();
   Planned d = from_file(default_config());
-  std::vector<std::unique_ptr<StageGpu>> real;
-  std::vector<StageGpu*> ptrs;
-  for (const auto& s : d.cfg.stages) {
-    real.push_back(s->make_gpu());
-    ptrs.push_back(real.back().get());
-  }
-  const PipelinePlan got =
-      plan_pipeline(d.stages(), {"blur"}, MemoryStrategy::kPinnedChunked, ptrs);
+  const PipelinePlan got = plan_config(d.cfg, {"blur"}, MemoryStrategy::kPinnedChunked);
   const PipelinePlan want = d.plan(MemoryStrategy::kPinnedChunked, {"blur"});
   EXPECT_EQ(got.fusions, want.fusions);
   EXPECT_EQ(got.beside, want.beside);
