@@ -9,8 +9,8 @@
 #include <cstdio>
 #include <iostream>
 
-#include "pipeline/api.h"
 #include "core/error.h"
+#include "pipeline/api.h"
 #include "pipeline/results_json.h"
 
 int main(int argc, char** argv) {

@@ -6,9 +6,9 @@
 #include <string>
 #include <vector>
 
+#include "core/error.h"
 #include "kernels/gaussian.h"
 #include "kernels/ref_util.h"
-#include "core/error.h"
 
 namespace jetpipe {
 

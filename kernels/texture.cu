@@ -6,10 +6,10 @@
 #include <cstring>
 #include <utility>
 
-#include "kernels/launch/filter_launch.cuh"
-#include "kernels/filters/source.cuh"
-#include "kernels/texture.h"
 #include "core/cuda_check.h"
+#include "kernels/filters/source.cuh"
+#include "kernels/launch/filter_launch.cuh"
+#include "kernels/texture.h"
 
 namespace jetpipe {
 

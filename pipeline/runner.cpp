@@ -11,9 +11,9 @@
 #include <iomanip>
 #include <sstream>
 
+#include "core/error.h"
 #include "pipeline/api.h"
 #include "pipeline/config.h"
-#include "core/error.h"
 #include "pipeline/executor.h"
 #include "pipeline/io/image_io.h"
 #include "pipeline/io/overlay.h"

@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "kernels/texture.h"
 #include "core/cuda_memory.h"
+#include "kernels/texture.h"
 #include "stages/stage.h"
 
 namespace jetpipe {

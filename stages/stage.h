@@ -20,10 +20,10 @@
 #include <memory>
 #include <string>
 
-#include "kernels/launch_context.h"
-#include "kernels/max_feed.h"
 #include "core/image.h"
 #include "core/results.h"
+#include "kernels/launch_context.h"
+#include "kernels/max_feed.h"
 
 struct CUstream_st;
 

@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "kernels/convolve.h"
 #include "core/border.h"
+#include "kernels/convolve.h"
 
 namespace jetpipe::test {
 

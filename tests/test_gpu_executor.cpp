@@ -18,16 +18,16 @@
 #include <string>
 #include <vector>
 
-#include "pipeline/config.h"
 #include "core/error.h"
+#include "pipeline/config.h"
 #include "pipeline/executor.h"
 #include "pipeline/io/source.h"
 #include "pipeline/results_json.h"
 #include "tests/gpu_test_util.h"
 
 #if JETPIPE_HAVE_CUDA
-#include "kernels/stream_flag.h"
 #include "core/cuda_check.h"
+#include "kernels/stream_flag.h"
 #endif
 
 namespace fs = std::filesystem;

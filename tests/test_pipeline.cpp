@@ -9,8 +9,8 @@
 
 #include "core/error.h"
 #include "pipeline/executor.h"
-#include "pipeline/platform.h"
 #include "pipeline/io/image_io.h"
+#include "pipeline/platform.h"
 #include "pipeline/runner.h"
 #include "tests/test_util.h"
 

@@ -25,10 +25,10 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "core/border.h"
 #include "kernels/block/gray16.cuh"
 #include "kernels/texture.h"
 #include "kernels/to_gray.h"
-#include "core/border.h"
 
 namespace jetpipe::dev {
 

@@ -21,10 +21,10 @@
 #include <cstdint>
 #include <type_traits>
 
-#include "kernels/filters/source.cuh"
-#include "kernels/block/max_key.cuh"
-#include "kernels/tuning_filters.h"
 #include "core/border.h"
+#include "kernels/block/max_key.cuh"
+#include "kernels/filters/source.cuh"
+#include "kernels/tuning_filters.h"
 
 namespace jetpipe::dev {
 

@@ -13,11 +13,11 @@
 
 #include <cstdint>
 
+#include "core/image.h"
 #include "kernels/filters/source.cuh"
 #include "kernels/launch/device_info.h"
 #include "kernels/texture.h"
 #include "kernels/tuning_filters.h"
-#include "core/image.h"
 
 namespace jetpipe::dev {
 

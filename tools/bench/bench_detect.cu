@@ -22,9 +22,9 @@
 #include <utility>
 #include <vector>
 
+#include "core/cuda_check.h"
 #include "kernels/detect.h"
 #include "kernels/harris.h"
-#include "core/cuda_check.h"
 #include "tools/bench/bench.h"
 
 namespace jetpipe::bench {

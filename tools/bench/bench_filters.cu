@@ -16,13 +16,13 @@
 #include <string>
 #include <vector>
 
+#include "core/cuda_check.h"
 #include "kernels/box.h"
 #include "kernels/convolve.h"
 #include "kernels/gaussian.h"
 #include "kernels/harris.h"
 #include "kernels/sobel.h"
 #include "kernels/texture.h"
-#include "core/cuda_check.h"
 #include "tools/bench/bench.h"
 
 #if JETPIPE_HAVE_NPP

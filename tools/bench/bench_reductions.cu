@@ -16,11 +16,11 @@
 #include <type_traits>
 #include <vector>
 
+#include "core/cuda_check.h"
 #include "kernels/histogram.h"
 #include "kernels/stats.h"
 #include "kernels/threshold.h"
 #include "kernels/to_gray.h"
-#include "core/cuda_check.h"
 #include "tools/bench/bench.h"
 
 #if JETPIPE_HAVE_NPP

@@ -17,8 +17,8 @@
 #include <random>
 #include <sstream>
 
-#include "pipeline/config.h"
 #include "core/error.h"
+#include "pipeline/config.h"
 #include "pipeline/executor.h"
 #include "pipeline/io/source.h"
 #include "tools/cli/commands.h"
