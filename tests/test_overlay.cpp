@@ -127,5 +127,31 @@ TEST(Overlay, AnnotateLeavesTheInputAndMarksACopy) {
   EXPECT_EQ(gray.view().row<std::uint8_t>(59)[159], 200);
 }
 
+// GRAY8 → BGR8 replicates each value, and back gives it again for every value; a BGR8 pixel goes
+// to gray by (29 B + 150 G + 77 R + 128) >> 8; same formats copy.
+TEST(Overlay, Convert8BitBothWays) {
+  HostImage gray(256, 2, PixelFormat::kGray8);
+  for (int x = 0; x < 256; ++x) {
+    gray.view().row<std::uint8_t>(0)[x] = static_cast<std::uint8_t>(x);
+    gray.view().row<std::uint8_t>(1)[x] = static_cast<std::uint8_t>(255 - x);
+  }
+  const HostImage bgr = convert_8bit(gray.view(), PixelFormat::kBgr8);
+  ASSERT_EQ(bgr.view().format, PixelFormat::kBgr8);
+  EXPECT_EQ(bgr.view().row<std::uint8_t>(1)[3 * 10 + 2], 245);
+  const HostImage back = convert_8bit(bgr.view(), PixelFormat::kGray8);
+  for (int y = 0; y < 2; ++y) {
+    for (int x = 0; x < 256; ++x) {
+      ASSERT_EQ(back.view().row<std::uint8_t>(y)[x], gray.view().row<std::uint8_t>(y)[x]) << x;
+    }
+  }
+  HostImage px(1, 1, PixelFormat::kBgr8);
+  std::uint8_t* p = px.view().row<std::uint8_t>(0);
+  p[0] = 200, p[1] = 10, p[2] = 90;  // B, G, R
+  EXPECT_EQ(convert_8bit(px.view(), PixelFormat::kGray8).view().row<std::uint8_t>(0)[0],
+            (200 * 29 + 10 * 150 + 90 * 77 + 128) >> 8);
+  const HostImage same = convert_8bit(px.view(), PixelFormat::kBgr8);
+  EXPECT_EQ(same.view().row<std::uint8_t>(0)[1], 10);
+}
+
 }  // namespace
 }  // namespace jetpipe

@@ -47,23 +47,29 @@ std::string fmt(const char* f, double v) {
   return b;
 }
 
-// A BGR8 copy: BGR8 as it is, anything else read as GRAY8 and replicated.
-HostImage bgr_copy(const ImageView& image) {
-  HostImage out(image.width, image.height, PixelFormat::kBgr8);
-  if (image.format == PixelFormat::kBgr8) {
-    copy_image(image, out.view());
+}  // namespace
+
+HostImage convert_8bit(const ImageView& src, PixelFormat to) {
+  HostImage out(src.width, src.height, to);
+  if (src.format == to) {
+    copy_image(src, out.view());
     return out;
   }
   const ImageView d = out.view();
-  for (int y = 0; y < image.height; ++y) {
-    const std::uint8_t* s = image.row<std::uint8_t>(y);
+  for (int y = 0; y < src.height; ++y) {
+    const std::uint8_t* s = src.row<std::uint8_t>(y);
     std::uint8_t* o = d.row<std::uint8_t>(y);
-    for (int x = 0; x < image.width; ++x) o[3 * x] = o[3 * x + 1] = o[3 * x + 2] = s[x];
+    for (int x = 0; x < src.width; ++x) {
+      if (to == PixelFormat::kGray8) {
+        o[x] = static_cast<std::uint8_t>(
+            (s[3 * x] * 29 + s[3 * x + 1] * 150 + s[3 * x + 2] * 77 + 128) >> 8);
+      } else {
+        o[3 * x] = o[3 * x + 1] = o[3 * x + 2] = s[x];
+      }
+    }
   }
   return out;
 }
-
-}  // namespace
 
 void Canvas::put(int x, int y, Bgr c) const {
   if (x < 0 || y < 0 || x >= v_.width || y >= v_.height) return;
@@ -114,7 +120,7 @@ void Canvas::cross(int cx, int cy, int arm, Bgr c) const {
 HostImage annotate(const ImageView& image,
                    const std::vector<std::pair<std::string, StageResult>>& results,
                    std::int64_t frame_index) {
-  HostImage out = bgr_copy(image);
+  HostImage out = convert_8bit(image, PixelFormat::kBgr8);
   const Canvas c(out.view());
   const int s = image.width >= 1280 ? 2 : 1;
   const HistogramResult* hist = nullptr;

@@ -42,6 +42,10 @@ class Canvas {
   ImageView v_;
 };
 
+// `src` (GRAY8 or BGR8) as `to` (GRAY8 or BGR8): cvtColor's weights to gray, replication to BGR,
+// a plain copy where the formats match.
+HostImage convert_8bit(const ImageView& src, PixelFormat to);
+
 // A BGR8 copy of `image` (GRAY8 or BGR8) with the records' detections as crosses and the first
 // histogram and stats (and the frame index) as an overlay at the top left.
 HostImage annotate(const ImageView& image,

@@ -14,6 +14,7 @@
 #include "core/error.h"
 #include "pipeline/io/gst_pipeline.h"
 #include "pipeline/io/gst_source.h"
+#include "pipeline/io/overlay.h"
 
 #if JETPIPE_HAVE_GSTREAMER
 #include <gst/app/gstappsrc.h>
@@ -32,10 +33,6 @@ namespace jetpipe {
 
 namespace {
 
-std::uint8_t luma(const std::uint8_t* bgr) {
-  return static_cast<std::uint8_t>((bgr[0] * 29 + bgr[1] * 150 + bgr[2] * 77 + 128) >> 8);
-}
-
 // Copies `src` into `dst` (same format), cropping or padding with black where sizes differ.
 [[maybe_unused]] void fit_copy(const ImageView& src, const ImageView& dst) {
   const int w = std::min(src.width, dst.width), h = std::min(src.height, dst.height);
@@ -49,24 +46,6 @@ std::uint8_t luma(const std::uint8_t* bgr) {
       std::memset(d, 0, dst.row_bytes());
     }
   }
-}
-
-// GRAY8 ↔ BGR8 (cvtColor's weights one way, replication the other).
-HostImage convert_8bit(const ImageView& src, PixelFormat to) {
-  HostImage out(src.width, src.height, to);
-  const ImageView d = out.view();
-  for (int y = 0; y < src.height; ++y) {
-    const std::uint8_t* s = src.row<std::uint8_t>(y);
-    std::uint8_t* o = d.row<std::uint8_t>(y);
-    for (int x = 0; x < src.width; ++x) {
-      if (to == PixelFormat::kGray8) {
-        o[x] = luma(s + 3 * x);
-      } else {
-        o[3 * x] = o[3 * x + 1] = o[3 * x + 2] = s[x];
-      }
-    }
-  }
-  return out;
 }
 
 }  // namespace
