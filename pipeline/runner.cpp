@@ -13,6 +13,7 @@
 
 #include "core/error.h"
 #include "pipeline/api.h"
+#include "pipeline/board_state.h"
 #include "pipeline/config.h"
 #include "pipeline/executor.h"
 #include "pipeline/io/image_io.h"
@@ -224,6 +225,8 @@ RunSummary run_pipeline(const RunOptions& opt) {
   const bool progress = opt.progress && isatty(STDERR_FILENO);
   const auto t0 = Clock::now();
   auto elapsed = [&] { return std::chrono::duration<double>(Clock::now() - t0).count(); };
+  BoardMonitor board(opt.board_root);  // a Jetson's clocks and temperatures, once a second
+  board.sample(0, true);
 
   // The video gets one image per processed frame; if it fails, the run goes on without it.
   auto write_video = [&](const FrameRecord& rec) {
@@ -287,6 +290,7 @@ RunSummary run_pipeline(const RunOptions& opt) {
     ++sum.read;
     exec->submit(std::move(frame));
     drain(false);
+    board.sample(elapsed());
   }
   while (exec->in_flight() > 0) drain(true);
   if (progress) std::fprintf(stderr, "\n");
@@ -303,6 +307,7 @@ RunSummary run_pipeline(const RunOptions& opt) {
     video_desc = video->describe();
   }
   sum.wall_s = elapsed();
+  board.sample(sum.wall_s, true);
 
   nlohmann::ordered_json s;
   s["version"] = JETPIPE_VERSION;
@@ -318,6 +323,7 @@ RunSummary run_pipeline(const RunOptions& opt) {
   s["latency"] = spread(latency_ms);
   s["executor"] = exec->describe();
   if (!gpu_ms.empty()) s["gpu_time"] = spread(gpu_ms);
+  if (board.active()) s["board"] = board.summary();
   if (!spans.empty()) s["overlap"] = spans.summary();
   if (timeline) {
     timeline->close();

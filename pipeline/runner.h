@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // One run of a pipeline over a source, writing the contract files into an output folder:
 //   results.jsonl   one JSON object per input frame, in input order, flushed as it is written
-//   summary.json    counts, wall time, fps, per-stage p50/p99, platform
+//   summary.json    counts, wall time, fps, per-stage p50/p99, platform; on a Jetson the board's
+//                   power mode, clocks and temperatures over the run
 //   images/<name>_<frame:06>.<ext>   with save_images
 //   --timeline FILE: a Chrome trace (chrome://tracing, ui.perfetto.dev) of every frame's copies and
 //   stages per stream (CUDA executor)
@@ -29,6 +30,9 @@ struct RunOptions {
   bool annotate = false;               // draw detections, histogram and stats on the video
   int output_fps = 30;                 // the video's frame rate
   std::string timeline;                // a Chrome-trace JSON of the GPU spans (CUDA executor)
+  // Where the Jetson's power and thermal state is read for summary.json's "board"
+  // (pipeline/board_state.h): the file system's root; a fake tree in tests.
+  std::string board_root = "/";
 };
 
 struct RunSummary {
