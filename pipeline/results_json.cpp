@@ -1,6 +1,11 @@
 // SPDX-License-Identifier: MIT
 #include "pipeline/results_json.h"
 
+#include <cerrno>
+#include <cstring>
+
+#include "core/error.h"
+
 namespace jetpipe {
 
 namespace {
@@ -50,6 +55,72 @@ nlohmann::ordered_json record_to_json(const FrameRecord& rec) {
   for (const auto& [name, r] : rec.results) results[name] = result_to_json(r);
   j["results"] = std::move(results);
   return j;
+}
+
+}  // namespace jetpipe
+
+namespace jetpipe {
+
+namespace fs = std::filesystem;
+
+std::string json_text(const nlohmann::ordered_json& j, int indent) {
+  return j.dump(indent, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
+}
+
+namespace {
+
+std::string reason() { return errno != 0 ? std::strerror(errno) : "unknown error"; }
+
+}  // namespace
+
+JsonLinesWriter::JsonLinesWriter(const fs::path& path) : path_(path) {
+  errno = 0;
+  out_.open(path, std::ios::binary | std::ios::trunc);
+  if (!out_) throw Error(path.string() + ": cannot write the results file: " + reason());
+}
+
+void JsonLinesWriter::write(const nlohmann::ordered_json& j) {
+  const std::string line = json_text(j) + '\n';
+  errno = 0;
+  out_.write(line.data(), static_cast<std::streamsize>(line.size()));
+  out_.flush();
+  if (!out_) {
+    const std::string why = reason();
+    out_.close();
+    std::error_code ec;
+    fs::resize_file(path_, bytes_, ec);  // back to the last whole line
+    throw Error(path_.string() + ": writing the record of line " + std::to_string(lines_ + 1) +
+                " failed: " + why + " (the file keeps the " + std::to_string(lines_) +
+                " records before it)");
+  }
+  bytes_ += line.size();
+  ++lines_;
+}
+
+void write_file_atomically(const fs::path& path, const std::string& text) {
+  const fs::path tmp = path.string() + ".tmp";
+  auto fail = [&](const std::string& what) {
+    const std::string why = reason();
+    std::error_code ec;
+    fs::remove(tmp, ec);
+    throw Error(path.string() + ": " + what + ": " + why);
+  };
+  errno = 0;
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    if (!out) fail("cannot create " + tmp.filename().string());
+    out.write(text.data(), static_cast<std::streamsize>(text.size()));
+    out.flush();
+    if (!out) fail("write failed");
+    out.close();
+    if (!out) fail("close failed");
+  }
+  std::error_code ec;
+  fs::rename(tmp, path, ec);
+  if (ec) {
+    errno = ec.value();
+    fail("cannot rename " + tmp.filename().string() + " over it");
+  }
 }
 
 }  // namespace jetpipe

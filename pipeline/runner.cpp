@@ -42,23 +42,6 @@ std::string frame_file_name(const std::string& image, std::int64_t index, PixelF
   return os.str();
 }
 
-// Writes each record as one line and flushes it, so a crash or a kill loses nothing written.
-class ResultsWriter {
- public:
-  explicit ResultsWriter(const fs::path& path) : path_(path), out_(path, std::ios::trunc) {
-    if (!out_) throw Error(path.string() + ": cannot write the results file");
-  }
-  void write(const nlohmann::ordered_json& j) {
-    out_ << j.dump() << '\n';
-    out_.flush();
-    if (!out_) throw Error(path_.string() + ": write failed (disk full?)");
-  }
-
- private:
-  fs::path path_;
-  std::ofstream out_;
-};
-
 // Busy time per kind of GPU work (copies in, compute, copies out), as unions of the frames' spans,
 // and the overlap efficiency: (H2D + compute + D2H busy) / wall, wall from the first frame's GPU
 // start to the last one's end. Above 1, copies and compute ran at the same time. When only every
@@ -135,7 +118,7 @@ class TimelineWriter {
       if (fresh) {
         e = {{"name", "thread_name"}, {"ph", "M"}, {"pid", 1}, {"tid", it->second},
              {"args", {{"name", s.track}}}};
-        out_ << (first_ ? "\n" : ",\n") << e.dump();
+        out_ << (first_ ? "\n" : ",\n") << json_text(e);
         first_ = false;
       }
       static const char* const kinds[] = {"h2d", "compute", "d2h"};
@@ -147,7 +130,7 @@ class TimelineWriter {
            {"ts", s.start_ms * 1000.0},
            {"dur", (s.end_ms - s.start_ms) * 1000.0},
            {"args", {{"frame", rec.index}}}};
-      out_ << (first_ ? "\n" : ",\n") << e.dump();
+      out_ << (first_ ? "\n" : ",\n") << json_text(e);
       first_ = false;
     }
   }
@@ -215,7 +198,7 @@ RunSummary run_pipeline(const RunOptions& opt) {
   fs::create_directories(dir, ec);
   if (ec) throw Error(dir.string() + ": cannot create the output folder: " + ec.message());
   if (save) fs::create_directories(dir / "images");
-  ResultsWriter results(dir / cfg.outputs.results);
+  JsonLinesWriter results(dir / cfg.outputs.results);
 
   RunSummary sum;
   std::vector<std::vector<double>> stage_ms(cfg.stages.size());
@@ -356,7 +339,7 @@ RunSummary run_pipeline(const RunOptions& opt) {
   }
   if (!sum.source_error.empty()) s["source_error"] = sum.source_error;
   if (opt.strict && sum.failed > 0) s["stopped_by"] = "--strict";
-  std::ofstream(dir / "summary.json") << s.dump(2) << '\n';
+  write_file_atomically(dir / "summary.json", json_text(s, 2) + '\n');
   return sum;
 }
 
