@@ -21,6 +21,7 @@
 #include "pipeline/io/source.h"
 #include "pipeline/io/video_sink.h"
 #include "pipeline/platform.h"
+#include "pipeline/quantiles.h"
 #include "pipeline/results_json.h"
 
 namespace fs = std::filesystem;
@@ -31,8 +32,8 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-nlohmann::ordered_json spread(const std::vector<double>& v) {
-  return {{"p50_ms", percentile(v, 0.50)}, {"p99_ms", percentile(v, 0.99)}, {"samples", v.size()}};
+nlohmann::ordered_json spread(const QuantileSketch& v) {
+  return {{"p50_ms", v.quantile(0.50)}, {"p99_ms", v.quantile(0.99)}, {"samples", v.count()}};
 }
 
 std::string frame_file_name(const std::string& image, std::int64_t index, PixelFormat f) {
@@ -59,7 +60,7 @@ class SpanAccounting {
     ++timed_;
     for (const Span& s : rec.spans) {
       if (!(s.end_ms >= s.start_ms)) continue;
-      intervals_[s.kind].emplace_back(s.start_ms, s.end_ms);
+      keep(s.kind, s.start_ms, s.end_ms);
       first_ = std::min(first_, s.start_ms);
       last_ = std::max(last_, s.end_ms);
     }
@@ -80,25 +81,53 @@ class SpanAccounting {
   }
 
  private:
+  // A kind's spans so far: the union of those kept, plus the busy time folded away.
+  struct Busy {
+    std::vector<std::pair<double, double>> kept;
+    double folded_ms = 0;       // busy time of the union's intervals folded into a total
+    double folded_to = -1e300;  // where the folded part ends: later spans are clipped to it
+  };
+  static constexpr std::size_t kCompactAt = 8192;  // spans kept before the union is compacted
+  static constexpr std::size_t kKeep = 256;        // union intervals kept open for late spans
+
+  // The union of v's intervals, sorted.
+  static std::vector<std::pair<double, double>> merged(std::vector<std::pair<double, double>> v) {
+    std::sort(v.begin(), v.end());
+    std::vector<std::pair<double, double>> u;
+    for (const auto& iv : v) {
+      if (u.empty() || iv.first > u.back().second) {
+        u.push_back(iv);
+      } else {
+        u.back().second = std::max(u.back().second, iv.second);
+      }
+    }
+    return u;
+  }
+
+  void keep(Span::Kind k, double a, double b) {
+    Busy& busy = intervals_[k];
+    a = std::max(a, busy.folded_to);
+    if (b <= a) return;
+    busy.kept.emplace_back(a, b);
+    if (busy.kept.size() < kCompactAt) return;
+    // Bounded memory over an endless run: fold all but the last kKeep intervals of the union
+    // (frames arrive in order; a late span reaching back past them is clipped, counting short).
+    std::vector<std::pair<double, double>> u = merged(std::move(busy.kept));
+    const std::size_t fold = u.size() > kKeep ? u.size() - kKeep : 0;
+    for (std::size_t i = 0; i < fold; ++i) busy.folded_ms += u[i].second - u[i].first;
+    if (fold > 0) busy.folded_to = u[fold - 1].second;
+    busy.kept.assign(u.begin() + static_cast<std::ptrdiff_t>(fold), u.end());
+  }
+
   double busy(Span::Kind k) const {
     auto it = intervals_.find(k);
     if (it == intervals_.end()) return 0;
-    std::vector<std::pair<double, double>> v = it->second;
-    std::sort(v.begin(), v.end());
-    double total = 0, a = v[0].first, b = v[0].second;
-    for (const auto& [s, e] : v) {
-      if (s > b) {
-        total += b - a;
-        a = s;
-        b = e;
-      } else {
-        b = std::max(b, e);
-      }
-    }
-    return total + (b - a);
+    double total = it->second.folded_ms;
+    for (const auto& [a, b] : merged(it->second.kept)) total += b - a;
+    return total;
   }
 
-  std::map<Span::Kind, std::vector<std::pair<double, double>>> intervals_;
+  std::map<Span::Kind, Busy> intervals_;
   double first_ = 1e300, last_ = -1e300;
   std::size_t frames_ = 0, timed_ = 0;  // frames with a GPU span; of which timed per stage
 };
@@ -201,8 +230,9 @@ RunSummary run_pipeline(const RunOptions& opt) {
   JsonLinesWriter results(dir / cfg.outputs.results);
 
   RunSummary sum;
-  std::vector<std::vector<double>> stage_ms(cfg.stages.size());
-  std::vector<double> latency_ms, gpu_ms;
+  // Bounded however long the run (pipeline/quantiles.h).
+  std::vector<QuantileSketch> stage_ms(cfg.stages.size());
+  QuantileSketch latency_ms, gpu_ms;
   SpanAccounting spans;
   const std::optional<std::int64_t> total = source->total();
   const bool progress = opt.progress && isatty(STDERR_FILENO);
@@ -234,10 +264,10 @@ RunSummary run_pipeline(const RunOptions& opt) {
       if (rec.error.empty()) {
         ++sum.processed;
         for (std::size_t i = 0; i < rec.stage_ms.size() && i < stage_ms.size(); ++i) {
-          stage_ms[i].push_back(rec.stage_ms[i]);
+          stage_ms[i].add(rec.stage_ms[i]);
         }
-        latency_ms.push_back(rec.latency_ms);
-        if (rec.gpu_ms > 0) gpu_ms.push_back(rec.gpu_ms);
+        latency_ms.add(rec.latency_ms);
+        if (rec.gpu_ms > 0) gpu_ms.add(rec.gpu_ms);
         if (!rec.spans.empty()) {
           if (timeline) timeline->add(rec);
         }
@@ -305,7 +335,7 @@ RunSummary run_pipeline(const RunOptions& opt) {
   s["fps"] = sum.wall_s > 0 ? static_cast<double>(sum.read) / sum.wall_s : 0.0;
   s["latency"] = spread(latency_ms);
   s["executor"] = exec->describe();
-  if (!gpu_ms.empty()) s["gpu_time"] = spread(gpu_ms);
+  if (gpu_ms.count() > 0) s["gpu_time"] = spread(gpu_ms);
   if (board.active()) s["board"] = board.summary();
   if (!spans.empty()) s["overlap"] = spans.summary();
   if (timeline) {
