@@ -28,7 +28,7 @@ std::string format_list(const FormatSet& s) {
 void check_keys(const std::string& file, const YAML::Node& map, const std::string& what,
                 std::initializer_list<const char*> keys) {
   for (const auto& kv : map) {
-    const std::string k = kv.first.as<std::string>();
+    const std::string k = yaml_key(file, kv.first);
     bool ok = false;
     std::string valid;
     for (const char* v : keys) {

@@ -209,7 +209,7 @@ PlatformProfile load_platform(const std::string& path) {
   p.file = path;
   p.name = fs::path(path).stem().string();
   for (const auto& kv : root) {
-    const std::string k = kv.first.as<std::string>();
+    const std::string k = yaml_key(path, kv.first);
     const YAML::Node v = kv.second;
     if (k == "backend") {
       p.backend = one_of<Backend>(path, v, "backend", kBackends);

@@ -41,6 +41,14 @@ std::string yaml_where(const std::string& file, const YAML::Node& node) {
   return file + ":" + std::to_string(m.line + 1) + ":" + std::to_string(m.column + 1);
 }
 
+std::string yaml_key(const std::string& file, const YAML::Node& key) {
+  if (!key.IsScalar()) {
+    throw config_error(yaml_where(file, key) + ": a key must be a plain name, not " +
+                       scalar_text(key));
+  }
+  return key.Scalar();
+}
+
 std::string describe_spec(const ParamSpec& s) {
   auto range = [&] { return fmt_number(s.min) + ".." + fmt_number(s.max); };
   auto choices = [&] {
@@ -65,7 +73,7 @@ Params::Params(std::string file, std::string stage_label, const YAML::Node& node
                const std::vector<ParamSpec>* specs, const std::vector<std::string>& common_keys)
     : file_(std::move(file)), label_(std::move(stage_label)), node_(node), specs_(specs) {
   for (const auto& kv : node_) {
-    const std::string key = kv.first.as<std::string>();
+    const std::string key = yaml_key(file_, kv.first);
     bool known = false;
     for (const auto& c : common_keys) known = known || c == key;
     for (const auto& s : *specs_) known = known || s.key == key;

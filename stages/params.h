@@ -33,6 +33,10 @@ struct ParamSpec {
 // "file:line:column" of a YAML node (1-based), or just the file when the node has no mark.
 std::string yaml_where(const std::string& file, const YAML::Node& node);
 
+// A map key's text; a key that is not a plain scalar (`? [a, b]: 1`) is a config error at its
+// position.
+std::string yaml_key(const std::string& file, const YAML::Node& key);
+
 // The parameters of one stage, parsed against its specs. Construction rejects unknown keys and
 // values of the wrong type or out of range; getters return the value or its default.
 class Params {

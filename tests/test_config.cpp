@@ -78,9 +78,8 @@ const BadCase kBad[] = {
     {"missing_kernel", "stages:\n  - {type: convolve}\n", "bad.yaml:2:5", "kernel: is required"},
     {"no_earlier_input", "stages:\n  - {type: to_gray}\n  - {type: stats, input: blurred}\n",
      "bad.yaml:3:26", "input 'blurred' is not an earlier image (valid: frame, to_gray)"},
-    {"later_input",
-     "stages:\n  - {type: stats, input: g}\n  - {type: to_gray, name: g}\n", "bad.yaml:2:26",
-     "input 'g' is not an earlier image"},
+    {"later_input", "stages:\n  - {type: stats, input: g}\n  - {type: to_gray, name: g}\n",
+     "bad.yaml:2:26", "input 'g' is not an earlier image"},
     {"histogram_on_float",
      "stages:\n  - {type: to_gray}\n  - {type: harris, name: r}\n  - {type: histogram}\n",
      "bad.yaml:4:5", "input 'r' is f32 (from stage 'r' (harris)), but histogram accepts gray8"},
@@ -99,6 +98,13 @@ const BadCase kBad[] = {
      "bad.yaml:2:11", "unknown key 'resluts' in outputs"},
     {"unknown_output_image", "stages: [{type: to_gray}]\noutputs: {images: [blur]}\n",
      "bad.yaml:2:20", "no image named 'blur' (valid: frame, to_gray)"},
+    // Keys that are not plain names (the reproducer `? [a, b]: 1` escaped as a yaml-cpp exception).
+    {"list_key_top", "? [a, b]\n: 1\nstages: [{type: to_gray}]\n", "bad.yaml:1:3",
+     "a key must be a plain name, not a list"},
+    {"map_key_stage", "stages:\n  - {type: box, {x: 1}: 2}\n", "bad.yaml:2:17",
+     "a key must be a plain name, not a map"},
+    {"list_key_outputs", "stages: [{type: to_gray}]\noutputs: {[a]: 1}\n", "bad.yaml:2:11",
+     "a key must be a plain name, not a list"},
 };
 
 INSTANTIATE_TEST_SUITE_P(Bad, ConfigErrors, ::testing::ValuesIn(kBad),
@@ -176,6 +182,9 @@ TEST(Platform, ProfilesLoadAndValidate) {
   const auto f = tmp.path() / "bad_platform.yaml";
   std::ofstream(f) << "backend: cpu\nmemory: zero-copy\n";
   EXPECT_THROW(load_platform(f.string()), Error);
+  const std::string list_key = profile_error_of(f, "backend: cuda\n? [a, b]\n: 1\n");
+  EXPECT_NE(list_key.find(":2:3: a key must be a plain name, not a list"), std::string::npos)
+      << list_key;
   const std::string pinned = profile_error_of(f, "backend: cuda\nmemory: pinned\n");
   EXPECT_NE(pinned.find(":2:9: memory: must be one of"), std::string::npos) << pinned;
   std::ofstream(f) << "backend: cuda\nmemory: pinned-chunked\nchunks: 4\nmin_strip_mb: 4\n";
