@@ -157,7 +157,7 @@ PipelineConfig parse_config(const std::string& yaml, const std::string& file,
   if (const YAML::Node out = root["outputs"]) {
     if (!out.IsMap()) throw config_error(yaml_where(file, out) + ": outputs: must be a map");
     check_keys(file, out, "outputs", {"results", "images", "save_images"});
-    if (out["results"]) cfg.outputs.results = scalar(file, out["results"], "outputs.results");
+    if (out["results"]) cfg.outputs.results = safe_name(file, out["results"], "outputs.results");
     if (const YAML::Node imgs = out["images"]) {
       if (!imgs.IsSequence()) {
         throw config_error(yaml_where(file, imgs) + ": outputs.images: must be a list of names");

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
 #include "stages/params.h"
 
+#include <cctype>
 #include <cmath>
+#include <cstdio>
 #include <sstream>
 
 #include "core/error.h"
@@ -39,6 +41,40 @@ std::string yaml_where(const std::string& file, const YAML::Node& node) {
   const YAML::Mark m = node.Mark();
   if (m.line < 0) return file;
   return file + ":" + std::to_string(m.line + 1) + ":" + std::to_string(m.column + 1);
+}
+
+bool is_safe_name(const std::string& name) {
+  if (name.empty() || name.size() > 64 || name[0] == '.' || name[0] == '-') return false;
+  for (const char c : name) {
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_' && c != '-' && c != '.') {
+      return false;
+    }
+  }
+  return true;
+}
+
+std::string safe_name(const std::string& file, const YAML::Node& node, const std::string& key) {
+  if (!node.IsScalar() || node.Scalar().empty()) {
+    throw config_error(yaml_where(file, node) + ": " + key +
+                       ": must be a name (a non-empty string)");
+  }
+  const std::string& name = node.Scalar();
+  if (is_safe_name(name)) return name;
+  std::string shown;
+  for (std::size_t i = 0; i < name.size() && i < 40; ++i) {
+    const auto c = static_cast<unsigned char>(name[i]);
+    if (std::isprint(c)) {
+      shown += static_cast<char>(c);
+    } else {
+      char hex[8];
+      std::snprintf(hex, sizeof hex, "\\x%02X", c);
+      shown += hex;
+    }
+  }
+  if (name.size() > 40) shown += "... (" + std::to_string(name.size()) + " characters)";
+  throw config_error(yaml_where(file, node) + ": " + key + ": '" + shown +
+                     "' is not a valid name: use 1 to 64 letters, digits, '_', '-' or '.', not "
+                     "starting with '.' or '-' (names become file names in the output folder)");
 }
 
 std::string yaml_key(const std::string& file, const YAML::Node& key) {

@@ -33,6 +33,14 @@ struct ParamSpec {
 // "file:line:column" of a YAML node (1-based), or just the file when the node has no mark.
 std::string yaml_where(const std::string& file, const YAML::Node& node);
 
+// The names a config gives (stage `name`, `output` and `input`, `outputs.results`, image names
+// in `outputs.images`) become file names in the output folder, so they are kept to 1 to 64
+// letters, digits, '_', '-' and '.', not starting with '.' or '-': no '/', no "..", nothing
+// outside the folder. Returns the node's text, or throws a config error at its place that shows
+// the name (cut to 40 characters, unprintable bytes as \xNN).
+std::string safe_name(const std::string& file, const YAML::Node& node, const std::string& key);
+bool is_safe_name(const std::string& name);
+
 // A map key's text; a key that is not a plain scalar (`? [a, b]: 1`) is a config error at its
 // position.
 std::string yaml_key(const std::string& file, const YAML::Node& key);

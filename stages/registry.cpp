@@ -130,11 +130,7 @@ namespace {
 
 std::string name_value(const std::string& file, const YAML::Node& node, const char* key) {
   const YAML::Node v = node[key];
-  if (!v.IsDefined()) return {};
-  if (!v.IsScalar() || v.Scalar().empty()) {
-    throw config_error(yaml_where(file, v) + ": " + key + ": must be a name (a non-empty string)");
-  }
-  return v.Scalar();
+  return v.IsDefined() ? safe_name(file, v, key) : std::string();
 }
 
 }  // namespace

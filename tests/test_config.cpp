@@ -9,6 +9,7 @@
 #include "pipeline/config.h"
 #include "pipeline/platform.h"
 #include "pipeline/runner.h"
+#include "stages/params.h"
 #include "tests/test_util.h"
 
 namespace jetpipe {
@@ -98,6 +99,19 @@ const BadCase kBad[] = {
      "bad.yaml:2:11", "unknown key 'resluts' in outputs"},
     {"unknown_output_image", "stages: [{type: to_gray}]\noutputs: {images: [blur]}\n",
      "bad.yaml:2:20", "no image named 'blur' (valid: frame, to_gray)"},
+    // Names become file names in the output folder (the reproducers wrote outside it).
+    {"name_escapes", "stages:\n  - {type: to_gray, name: ../../../x}\n", "bad.yaml:2:27",
+     "name: '../../../x' is not a valid name"},
+    {"output_with_slash", "stages:\n  - {type: box, output: a/b}\n", "bad.yaml:2:25",
+     "output: 'a/b' is not a valid name"},
+    {"input_absolute", "stages:\n  - {type: stats, input: /etc/passwd}\n", "bad.yaml:2:26",
+     "input: '/etc/passwd' is not a valid name"},
+    {"results_absolute", "stages: [{type: to_gray}]\noutputs: {results: /tmp/r.jsonl}\n",
+     "bad.yaml:2:20", "outputs.results: '/tmp/r.jsonl' is not a valid name"},
+    {"results_up", "stages: [{type: to_gray}]\noutputs: {results: ../r.jsonl}\n", "bad.yaml:2:20",
+     "outputs.results: '../r.jsonl' is not a valid name"},
+    {"name_nul", "stages:\n  - {type: to_gray, name: \"a\\0b\"}\n", "bad.yaml:2:27",
+     "name: 'a\\x00b' is not a valid name"},
     // Keys that are not plain names (the reproducer `? [a, b]: 1` escaped as a yaml-cpp exception).
     {"list_key_top", "? [a, b]\n: 1\nstages: [{type: to_gray}]\n", "bad.yaml:1:3",
      "a key must be a plain name, not a list"},
@@ -106,6 +120,17 @@ const BadCase kBad[] = {
     {"list_key_outputs", "stages: [{type: to_gray}]\noutputs: {[a]: 1}\n", "bad.yaml:2:11",
      "a key must be a plain name, not a list"},
 };
+
+// A 5,000-character name: refused, the message shows 40 characters and the length.
+TEST(ConfigParse, LongNamesAreRefusedShortly) {
+  const std::string msg =
+      config_error_of("stages:\n  - {type: to_gray, name: " + std::string(5000, 'n') + "}\n");
+  EXPECT_NE(msg.find(std::string(40, 'n') + "... (5000 characters)"), std::string::npos) << msg;
+  EXPECT_LT(msg.size(), 400u);
+  EXPECT_TRUE(is_safe_name("blur_1.v-2"));
+  EXPECT_FALSE(is_safe_name(".hidden"));
+  EXPECT_FALSE(is_safe_name(std::string(65, 'a')));
+}
 
 INSTANTIATE_TEST_SUITE_P(Bad, ConfigErrors, ::testing::ValuesIn(kBad),
                          [](const auto& info) { return std::string(info.param.name); });
