@@ -36,8 +36,8 @@ void check_keys(const std::string& file, const YAML::Node& map, const std::strin
       valid += (valid.empty() ? "" : ", ") + std::string(v);
     }
     if (!ok) {
-      throw config_error(yaml_where(file, kv.first) + ": unknown key '" + k + "' in " + what +
-                         " (valid keys: " + valid + ")");
+      throw config_error(yaml_where(file, kv.first) + ": unknown key " + shown_key(k) + " in " +
+                         what + " (valid keys: " + valid + ")");
     }
   }
 }

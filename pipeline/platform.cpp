@@ -243,8 +243,8 @@ PlatformProfile load_platform(const std::string& path) {
     } else if (k == "name" || k == "description") {
       if (k == "name") p.name = v.as<std::string>();
     } else {
-      throw config_error(yaml_where(path, kv.first) + ": unknown key '" + k +
-                         "' (valid: name, description, backend, memory, chunks, min_strip_mb, "
+      throw config_error(yaml_where(path, kv.first) + ": unknown key " + shown_key(k) +
+                         " (valid: name, description, backend, memory, chunks, min_strip_mb, "
                          "strip_ratio, strip_copies, copy_wait, streams, frames_in_flight, "
                          "cuda_graphs, results, timing, timing_every)");
     }

@@ -77,6 +77,10 @@ std::string safe_name(const std::string& file, const YAML::Node& node, const std
                      "starting with '.' or '-' (names become file names in the output folder)");
 }
 
+std::string shown_key(const std::string& key) {
+  return is_safe_name(key) ? "'" + key + "'" : "(a key that is not a plain name)";
+}
+
 std::string yaml_key(const std::string& file, const YAML::Node& key) {
   if (!key.IsScalar()) {
     throw config_error(yaml_where(file, key) + ": a key must be a plain name, not " +
@@ -117,8 +121,8 @@ Params::Params(std::string file, std::string stage_label, const YAML::Node& node
       std::string valid;
       for (const auto& c : common_keys) valid += (valid.empty() ? "" : ", ") + c;
       for (const auto& s : *specs_) valid += (valid.empty() ? "" : ", ") + s.key;
-      throw config_error(yaml_where(file_, kv.first) + ": " + label_ + ": unknown key '" + key +
-                         "' (valid keys: " + valid + ")");
+      throw config_error(yaml_where(file_, kv.first) + ": " + label_ + ": unknown key " +
+                         shown_key(key) + " (valid keys: " + valid + ")");
     }
   }
   // Validate every given value (and that required ones are present) now, before any frame.

@@ -41,6 +41,11 @@ std::string yaml_where(const std::string& file, const YAML::Node& node);
 std::string safe_name(const std::string& file, const YAML::Node& node, const std::string& key);
 bool is_safe_name(const std::string& name);
 
+// An unknown key as an error message shows it: quoted when it is a plain name, else "(a key that
+// is not a plain name)", so an error never echoes a line of a file that is not a jetpipe file (a
+// password hash given as --platform or --config).
+std::string shown_key(const std::string& key);
+
 // A map key's text; a key that is not a plain scalar (`? [a, b]: 1`) is a config error at its
 // position.
 std::string yaml_key(const std::string& file, const YAML::Node& key);

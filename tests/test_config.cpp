@@ -207,6 +207,15 @@ TEST(Platform, ProfilesLoadAndValidate) {
   const auto f = tmp.path() / "bad_platform.yaml";
   std::ofstream(f) << "backend: cpu\nmemory: zero-copy\n";
   EXPECT_THROW(load_platform(f.string()), Error);
+  // A file that is not a profile (a password line whose ': ' makes it a YAML key): refused
+  // without echoing its content.
+  const std::string shadow =
+      profile_error_of(f, "root:$6$saltsalt$hashhashhash:19000:0:99999:7:: x\n");
+  EXPECT_NE(shadow.find("unknown key (a key that is not a plain name)"), std::string::npos)
+      << shadow;
+  EXPECT_EQ(shadow.find("hashhash"), std::string::npos) << shadow;
+  EXPECT_EQ(config_error_of("root:$6$saltsalt$hashhashhash:1:: x\n").find("hashhash"),
+            std::string::npos);
   const std::string list_key = profile_error_of(f, "backend: cuda\n? [a, b]\n: 1\n");
   EXPECT_NE(list_key.find(":2:3: a key must be a plain name, not a list"), std::string::npos)
       << list_key;
