@@ -225,9 +225,20 @@ std::vector<std::vector<double>> Params::get_matrix(const std::string& key) cons
   const YAML::Node n = value(key);
   const int limit = static_cast<int>(s.max);
   if (!n.IsSequence() || n.size() == 0) fail(key, "must be " + describe_spec(s));
-  std::vector<std::vector<double>> rows;
+  // Sizes before any element is read: rows that are YAML aliases of one long row
+  // ([&r [1, ...], *r, *r, ...]) would otherwise be expanded in full first.
+  auto bad_size = [&](std::size_t rows, std::size_t cols) {
+    fail(key, "is " + std::to_string(rows) + "x" + std::to_string(cols) + ": must be " +
+                  describe_spec(s));
+  };
   for (const auto& r : n) {
     if (!r.IsSequence() || r.size() == 0) fail(key, "must be " + describe_spec(s));
+    if (n.size() > static_cast<std::size_t>(limit) || r.size() > static_cast<std::size_t>(limit)) {
+      bad_size(n.size(), r.size());
+    }
+  }
+  std::vector<std::vector<double>> rows;
+  for (const auto& r : n) {
     std::vector<double> row;
     for (const auto& e : r) {
       double v;
@@ -240,11 +251,8 @@ std::vector<std::vector<double>> Params::get_matrix(const std::string& key) cons
     }
     rows.push_back(std::move(row));
   }
-  const int nr = static_cast<int>(rows.size()), nc = static_cast<int>(rows[0].size());
-  if (nr % 2 == 0 || nc % 2 == 0 || nr > limit || nc > limit) {
-    fail(key, "is " + std::to_string(nr) + "x" + std::to_string(nc) + ": must be " +
-                  describe_spec(s));
-  }
+  const std::size_t nr = rows.size(), nc = rows[0].size();
+  if (nr % 2 == 0 || nc % 2 == 0) bad_size(nr, nc);
   return rows;
 }
 

@@ -2,6 +2,7 @@
 // Config validation: every bad case gives one config error naming file, line, column and key.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 
@@ -120,6 +121,23 @@ const BadCase kBad[] = {
     {"list_key_outputs", "stages: [{type: to_gray}]\noutputs: {[a]: 1}\n", "bad.yaml:2:11",
      "a key must be a plain name, not a list"},
 };
+
+// The reproducer: a 100 kB config whose kernel rows are 5,000 aliases of one 5,000-entry row
+// (25 M entries once expanded) was still being expanded after 60 s at 580 MB. The sizes are
+// checked first.
+TEST(ConfigParse, AliasedKernelRowsAreRefusedBeforeExpansion) {
+  std::string row = "[1";
+  for (int i = 1; i < 5000; ++i) row += ", 1";
+  row += "]";
+  std::string yaml = "stages:\n  - {type: convolve, kernel: [&r " + row;
+  for (int i = 0; i < 5000; ++i) yaml += ", *r";
+  yaml += "]}\n";
+  const auto t0 = std::chrono::steady_clock::now();
+  const std::string msg = config_error_of(yaml);
+  const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  EXPECT_NE(msg.find("kernel: is 5001x5000: must be rows of numbers"), std::string::npos) << msg;
+  EXPECT_LT(s, 5.0) << "the sizes must be checked before the rows are read";
+}
 
 // A 5,000-character name: refused, the message shows 40 characters and the length.
 TEST(ConfigParse, LongNamesAreRefusedShortly) {
