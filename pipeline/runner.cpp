@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <csignal>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -291,7 +292,13 @@ RunSummary run_pipeline(const RunOptions& opt) {
     }
   };
 
-  while (!sum.stopped_early && (opt.max_frames < 0 || sum.read < opt.max_frames)) {
+  auto stop_requested = [&] {
+    const int v = opt.stop != nullptr ? opt.stop->load(std::memory_order_relaxed) : 0;
+    if (v != 0) sum.stopped_by = v;
+    return v != 0;
+  };
+  while (!sum.stopped_early && (opt.max_frames < 0 || sum.read < opt.max_frames) &&
+         !stop_requested()) {
     Frame frame;
     try {
       if (!source->next(&frame)) break;
@@ -369,6 +376,14 @@ RunSummary run_pipeline(const RunOptions& opt) {
   }
   if (!sum.source_error.empty()) s["source_error"] = sum.source_error;
   if (opt.strict && sum.failed > 0) s["stopped_by"] = "--strict";
+  if (sum.stopped_by != 0) {
+    const char* sig = sum.stopped_by == SIGINT    ? "SIGINT"
+                      : sum.stopped_by == SIGTERM ? "SIGTERM"
+                      : sum.stopped_by == SIGHUP  ? "SIGHUP"
+                                                  : nullptr;
+    s["stopped_by"] =
+        sig != nullptr ? std::string(sig) : "signal " + std::to_string(sum.stopped_by);
+  }
   write_file_atomically(dir / "summary.json", json_text(s, 2) + '\n');
   return sum;
 }

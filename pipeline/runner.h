@@ -11,6 +11,7 @@
 // Config, platform and output-target errors are thrown before anything is written.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <string>
 
@@ -33,6 +34,10 @@ struct RunOptions {
   // Where the Jetson's power and thermal state is read for summary.json's "board"
   // (pipeline/board_state.h): the file system's root; a fake tree in tests.
   std::string board_root = "/";
+  // Set (non-zero, e.g. to a signal's number) by another thread or a signal handler to stop the
+  // run: no more frames are read, the frames in flight get their records, the summary is written
+  // with "stopped_by" (the CLI's SIGINT, SIGTERM and SIGHUP; nullptr: never).
+  const std::atomic<int>* stop = nullptr;
 };
 
 struct RunSummary {
@@ -42,6 +47,7 @@ struct RunSummary {
   std::string source_error;    // the source could not go on
   std::int64_t video_frames = 0;
   std::string output_error;  // the video output failed (the results are complete)
+  int stopped_by = 0;        // RunOptions::stop's value when it ended the run; 0 otherwise
 };
 
 RunSummary run_pipeline(const RunOptions& options);

@@ -2,9 +2,12 @@
 // jetpipe: run a pipeline over frames, inspect the build and devices, run the regression suite.
 // Exit codes: 0 success; 1 runtime failure (also: the video output failed; results are complete);
 // 2 bad config or command line (nothing written); 3 bad input (the source cannot be opened or
-// stopped mid-stream, or frames failed: their records say why).
+// stopped mid-stream, or frames failed: their records say why); 128 + the signal's number (130
+// SIGINT, 143 SIGTERM, 129 SIGHUP) when a signal stopped `run` (its records and summary are
+// complete); a second signal ends the process at once.
 #include <CLI/CLI.hpp>
-
+#include <atomic>
+#include <csignal>
 #include <cstdio>
 #include <iostream>
 
@@ -14,6 +17,26 @@
 #include "tools/size_list.h"
 
 namespace {
+
+// The first SIGINT, SIGTERM or SIGHUP asks `run` to stop after the frames in flight (the records
+// and summary are written); a second one of any of them ends the process at once.
+std::atomic<int> g_stop{0};
+
+extern "C" void on_stop_signal(int sig) {
+  if (g_stop.load() != 0) {
+    std::signal(sig, SIG_DFL);
+    std::raise(sig);
+    return;
+  }
+  g_stop.store(sig);
+}
+
+void catch_stop_signals() {
+  struct sigaction sa {};
+  sa.sa_handler = on_stop_signal;
+  sigemptyset(&sa.sa_mask);
+  for (int sig : {SIGINT, SIGTERM, SIGHUP}) sigaction(sig, &sa, nullptr);
+}
 
 int exit_code(const jetpipe::Error& e) {
   switch (e.kind()) {
@@ -129,6 +152,8 @@ int main(int argc, char** argv) {
   try {
     if (*run_cmd) {
       run.progress = true;
+      run.stop = &g_stop;
+      catch_stop_signals();
       const jetpipe::RunSummary s = jetpipe::run_pipeline(run);
       std::fprintf(stderr, "jetpipe: %lld frames read, %lld processed, %lld failed",
                    static_cast<long long>(s.read), static_cast<long long>(s.processed),
@@ -143,6 +168,11 @@ int main(int argc, char** argv) {
         return 3;
       }
       if (!s.output_error.empty()) return 1;  // reported when it happened
+      if (s.stopped_by != 0) {
+        std::fprintf(stderr, "jetpipe: stopped by signal %d after the frames in flight\n",
+                     s.stopped_by);
+        return 128 + s.stopped_by;
+      }
       return s.failed > 0 ? 3 : 0;
     }
     if (*bench_pipe) {
