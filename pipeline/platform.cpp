@@ -7,7 +7,6 @@
 #include <cstdlib>
 #include <filesystem>
 
-#include "core/environment.h"
 #include "core/error.h"
 #include "stages/params.h"
 
@@ -71,11 +70,6 @@ const char* name(MemoryStrategy v) { return kMemories[static_cast<int>(v)]; }
 const char* name(CopyWait v) { return kCopyWaits[static_cast<int>(v)]; }
 const char* name(ResultsPlacement v) { return kResults[static_cast<int>(v)]; }
 const char* name(TimingLevel v) { return kTimings[static_cast<int>(v)]; }
-
-std::string platform_dir() {
-  std::string dir = platforms_dir_from_environment();
-  return dir.empty() ? std::string(JETPIPE_SOURCE_DIR) + "/platforms" : dir;
-}
 
 namespace {
 
@@ -194,6 +188,10 @@ PlatformProfile strategy_profile(MemoryStrategy memory, int chunks, int frames_i
   return p;
 }
 
+namespace {
+PlatformProfile parse_platform(const YAML::Node& root, const std::string& path);
+}  // namespace
+
 PlatformProfile load_platform(const std::string& path) {
   YAML::Node root;
   try {
@@ -204,6 +202,27 @@ PlatformProfile load_platform(const std::string& path) {
     throw config_error(path + ":" + std::to_string(e.mark.line + 1) + ": YAML syntax error: " +
                        e.msg);
   }
+  return parse_platform(root, path);
+}
+
+PlatformProfile load_platform_text(const std::string& text, const std::string& where) {
+  YAML::Node root;
+  try {
+    root = YAML::Load(text);
+  } catch (const YAML::ParserException& e) {
+    throw config_error(where + ":" + std::to_string(e.mark.line + 1) +
+                       ": YAML syntax error: " + e.msg);
+  }
+  return parse_platform(root, where);
+}
+
+PlatformProfile load_platform(const ProfileLocation& at) {
+  if (!at.path.empty()) return load_platform(at.path);
+  return load_platform_text(at.text, "built-in:platforms/" + at.name + ".yaml");
+}
+
+namespace {
+PlatformProfile parse_platform(const YAML::Node& root, const std::string& path) {
   if (!root.IsMap()) throw config_error(path + ": a platform profile must be a map");
   PlatformProfile p;
   p.file = path;
@@ -262,48 +281,59 @@ PlatformProfile load_platform(const std::string& path) {
   }
   return p;
 }
+}  // namespace
+
+std::string auto_platform_name(const DeviceReport& r, std::string* why) {
+  if (!r.cuda_built) {
+    *why = "auto: this build has no CUDA backend";
+    return "cpu";
+  }
+  if (r.devices.empty()) {
+    *why = "auto: no CUDA device" + (r.runtime_error.empty() ? "" : " (" + r.runtime_error + ")");
+    return "cpu";
+  }
+  std::string dev_why;
+  const std::string name = auto_profile_name(r.devices[0], &dev_why);
+  *why = "auto: " + dev_why + " → " + name;
+  return name;
+}
 
 PlatformProfile resolve_platform(const std::string& spec, std::string* reason) {
-  std::string why;
-  std::string path;
   if (spec.empty() || spec == "auto") {
-    const DeviceReport r = query_devices();
-    std::string name;
-    if (!r.cuda_built) {
-      name = "cpu";
-      why = "auto: this build has no CUDA backend";
-    } else if (r.devices.empty()) {
-      name = "cpu";
-      why = "auto: no CUDA device" + (r.runtime_error.empty() ? "" : " (" + r.runtime_error + ")");
-    } else {
-      std::string dev_why;
-      name = auto_profile_name(r.devices[0], &dev_why);
-      why = "auto: " + dev_why + " → " + name;
-    }
-    path = platform_dir() + "/" + name + ".yaml";
-    if (!fs::exists(path)) {
-      if (reason) *reason = why + " (built-in defaults: " + path + " not found)";
-      return PlatformProfile{};
-    }
+    return resolve_platform(spec, reason, query_devices(), platform_search_dirs());
+  }
+  return resolve_platform(spec, reason, DeviceReport{}, platform_search_dirs());
+}
+
+PlatformProfile resolve_platform(const std::string& spec, std::string* reason,
+                                 const DeviceReport& devices, const std::vector<ProfileDir>& dirs) {
+  std::string why;
+  std::string name = spec;
+  if (spec.empty() || spec == "auto") {
+    name = auto_platform_name(devices, &why);
   } else if (fs::exists(spec) && !fs::is_directory(spec)) {
-    path = spec;
-    why = "given as a file";
+    if (reason) *reason = "given as a file: " + spec;
+    return load_platform(spec);
   } else {
-    path = platform_dir() + "/" + spec + ".yaml";
-    if (!fs::exists(path)) {
-      std::string valid;
-      if (fs::is_directory(platform_dir())) {
-        for (const auto& e : fs::directory_iterator(platform_dir())) {
-          if (e.path().extension() == ".yaml") valid += " " + e.path().stem().string();
-        }
-      }
-      throw config_error("platform '" + spec + "': no such profile (valid: auto" + valid +
-                         ", or a path to a .yaml file)");
-    }
     why = "given by name";
   }
-  if (reason) *reason = why;
-  return load_platform(path);
+  const ProfileLocation at = locate_profile(name, dirs);
+  if (!at.found()) {
+    if (spec.empty() || spec == "auto") {
+      // Never the CPU in its place: on a machine with a GPU that would hide a broken install.
+      throw config_error(why + ", but no profile '" + name + "' was found (" +
+                         describe_search(dirs) + "); give one with --platform FILE");
+    }
+    std::string valid;
+    for (const ProfileLocation& l : list_profiles(dirs)) valid += " " + l.name;
+    throw config_error("platform '" + spec + "': no such profile (valid: auto" + valid +
+                       ", or a path to a .yaml file; " + describe_search(dirs) + ")");
+  }
+  if (reason) {
+    *reason = why + " (" + (at.path.empty() ? "the copy built into the binary" : at.path) + ", " +
+              (at.path.empty() ? "no file found" : at.origin) + ")";
+  }
+  return load_platform(at);
 }
 
 void check_runnable(const PlatformProfile& p) {

@@ -93,19 +93,55 @@ struct DeviceReport {
 };
 DeviceReport query_devices();
 
-// Folder of the platform profiles: $JETPIPE_PLATFORMS, else the source tree's platforms/.
-std::string platform_dir();
+// Where profiles named by `--platform NAME` or picked by `auto` are looked for, in order
+// (DESIGN.md, Deployment): $JETPIPE_PLATFORMS, then <dir of the running binary>/../share/jetpipe/
+// platforms, then the copies built into the binary (every platforms/*.yaml of the source tree).
+// A file given by path (`--platform FILE`) is read as it is, before any search.
+struct ProfileDir {
+  std::string dir;
+  std::string origin;  // "$JETPIPE_PLATFORMS", "installed (next to the binary)", ...
+};
+// The folders of the search above for this process (absent ones included: `info` lists them).
+std::vector<ProfileDir> platform_search_dirs();
+
+// Where one profile was found: a file in one of the folders, or the built-in copy.
+struct ProfileLocation {
+  std::string name;
+  std::string path;    // the file; "" for the built-in copy
+  std::string origin;  // the folder's origin, or "built into the binary"
+  std::string text;    // the built-in copy's YAML (when path is "")
+  bool found() const { return !path.empty() || !text.empty(); }
+};
+// `name` in `dirs` (in order), then among the built-in copies; found() is false if nowhere.
+ProfileLocation locate_profile(const std::string& name, const std::vector<ProfileDir>& dirs);
+// Every profile name in `dirs` and the built-in copies, each where locate_profile finds it.
+std::vector<ProfileLocation> list_profiles(const std::vector<ProfileDir>& dirs);
+// "searched: A (origin), B (origin), the copies built into the binary" for error messages.
+std::string describe_search(const std::vector<ProfileDir>& dirs);
 
 // Reads and validates a profile; errors name the file, line, key and the valid values.
 PlatformProfile load_platform(const std::string& path);
+// The same from YAML text; `where` names it in messages and its stem is the default name.
+PlatformProfile load_platform_text(const std::string& text, const std::string& where);
+// A located profile: the file, or the built-in copy ("built-in:platforms/NAME.yaml" in messages).
+PlatformProfile load_platform(const ProfileLocation& at);
+
+// The profile name `auto` picks for these devices (pure: tests pass made-up devices); *why says
+// why. No CUDA build or no device → "cpu"; else from device 0's attributes.
+std::string auto_platform_name(const DeviceReport& devices, std::string* why);
 
 // A profile for one executor setting (tests, `bench pipeline`, `tune`): the backend follows the
 // memory strategy (host → cpu, else cuda), `chunks` strips on as many streams; other keys default.
 PlatformProfile strategy_profile(MemoryStrategy memory, int chunks, int frames_in_flight,
                                  bool cuda_graphs);
 
-// auto | NAME (platforms/NAME.yaml) | FILE. *reason says why this profile (for `info`, summaries).
+// auto | NAME (searched as above) | FILE. *reason says why this profile and where it came from
+// (for `info`, summaries). A profile found nowhere is a config error naming the places searched:
+// `auto` never falls back to the CPU on a machine with a CUDA device.
 PlatformProfile resolve_platform(const std::string& spec, std::string* reason);
+// The same with the devices and folders given (tests: no GPU and temp folders needed).
+PlatformProfile resolve_platform(const std::string& spec, std::string* reason,
+                                 const DeviceReport& devices, const std::vector<ProfileDir>& dirs);
 
 // Throws a config error saying why the profile cannot run in this build / on this machine.
 void check_runnable(const PlatformProfile& p);

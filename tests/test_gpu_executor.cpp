@@ -260,9 +260,9 @@ TEST_P(GpuExecutor, EveryStrategyChunkingAndGraphEqualsTheHost) {
   polled[1].strip_copies = 2;
   polled[3].strip_copies = 3;
   polled[3].strip_ratio = 0.7;
-  polled.push_back(load_platform(platform_dir() + "/discrete-latency.yaml"));  // shipped
+  polled.push_back(resolve_platform("discrete-latency", nullptr));  // shipped
   for (PlatformProfile& p : polled) p.copy_wait = CopyWait::kPoll;
-  std::vector<PlatformProfile> profiles = {load_platform(platform_dir() + "/discrete.yaml"),
+  std::vector<PlatformProfile> profiles = {resolve_platform("discrete", nullptr),
                                            min_strip, tapered, tapered_zero_copy, two_copies,
                                            three_copies, one_copy_one_stream};
   // Under initcheck the polled profiles stay out: a poll orders a strip's stages after its copy

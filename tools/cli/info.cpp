@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include <cstdio>
+#include <filesystem>
+#include <system_error>
+#include <vector>
 
 #include "core/error.h"
 #include "pipeline/io/image_io.h"
@@ -31,17 +34,32 @@ int cmd_info() {
           d.can_map_host_memory ? "yes" : "no");
     }
   }
-  std::printf("platform profiles: %s\n", platform_dir().c_str());
+  // Where profiles come from, in search order, then where each name resolves to.
+  const std::vector<ProfileDir> dirs = platform_search_dirs();
+  std::printf("platform profiles, searched in order (after --platform FILE):\n");
+  for (const ProfileDir& d : dirs) {
+    std::error_code ec;
+    std::printf("  %s (%s%s)\n", d.dir.c_str(), d.origin.c_str(),
+                std::filesystem::is_directory(d.dir, ec) ? "" : ", absent");
+  }
+  std::printf("  the copies built into the binary\n");
+  for (const ProfileLocation& l : list_profiles(dirs)) {
+    std::printf("  %-18s %s\n", l.name.c_str(),
+                l.path.empty() ? "built into the binary" : l.path.c_str());
+  }
   std::string reason;
+  int rc = 0;
   try {
     const PlatformProfile p = resolve_platform("auto", &reason);
-    std::printf("platform auto: %s (backend %s, memory %s, chunks %d)\n  because %s\n",
-                p.name.c_str(), name(p.backend), name(p.memory), p.chunks, reason.c_str());
+    std::printf("platform auto: %s (backend %s, memory %s, chunks %d) from %s\n  because %s\n",
+                p.name.c_str(), name(p.backend), name(p.memory), p.chunks, p.file.c_str(),
+                reason.c_str());
   } catch (const Error& e) {
     std::printf("platform auto: error: %s\n", e.what());
+    rc = 2;  // a machine whose profile is missing everywhere cannot run `auto`
   }
   std::printf("stage types: %s\n", stage_type_names().c_str());
-  return 0;
+  return rc;
 }
 
 int cmd_stages() {

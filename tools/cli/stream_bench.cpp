@@ -440,10 +440,10 @@ int cmd_bench_pipeline(const StreamBenchOptions& o) {
                 "p50 ms", "p99 ms", "single ms", "xH2D", "host us", "busy us", "1 gpu ms");
     std::vector<PlatformProfile> runs = {
         make_profile("copy", 1, 1, false, "auto"),
-        load_platform(platform_dir() + "/discrete.yaml"),
-        tapered(load_platform(platform_dir() + "/discrete.yaml"), 0.5),
-        in_copies(load_platform(platform_dir() + "/discrete.yaml"), 3),
-        load_platform(platform_dir() + "/discrete-latency.yaml"),
+        resolve_platform("discrete", nullptr),
+        tapered(resolve_platform("discrete", nullptr), 0.5),
+        in_copies(resolve_platform("discrete", nullptr), 3),
+        resolve_platform("discrete-latency", nullptr),
         make_profile("pinned-chunked", 1, 2, true, "auto"),
         make_profile("pinned-chunked", 1, 3, true, "auto"),
         make_profile("pinned-chunked", 1, 4, true, "auto"),
