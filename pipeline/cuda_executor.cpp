@@ -29,6 +29,7 @@
 #include <chrono>
 #include <deque>
 #include <map>
+#include <new>
 #include <optional>
 #include <sstream>
 #include <utility>
@@ -150,11 +151,13 @@ class CudaExecutor : public Executor {
       start(slot, &p);
       slot.busy = true;
       slot.pending = p.seq;
-    } catch (const Error& e) {
-      // The frame fails; the slot is drained so the next frame starts clean. A sticky CUDA
-      // error (the context is lost) surfaces again at the next call and ends the run.
+    } catch (const std::exception& e) {
+      // The frame fails (a jetpipe::Error, or host memory running out: std::bad_alloc); the slot
+      // is drained so the next frame starts clean. A sticky CUDA error (the context is lost)
+      // surfaces again at the next call and ends the run.
       abandon(slot);
-      p.record.error = label + ": " + e.what();
+      p.record.error = label + ": " +
+                       (dynamic_cast<const std::bad_alloc*>(&e) ? "out of host memory" : e.what());
       p.ready = true;
       p.frame = Frame{};
     }
@@ -428,8 +431,9 @@ class CudaExecutor : public Executor {
         rec.spans.clear();
         rec.stage_ms.clear();
       }
-    } catch (const Error& e) {
-      rec.error = "frame " + std::to_string(rec.index) + " (" + rec.source + "): " + e.what();
+    } catch (const std::exception& e) {
+      rec.error = "frame " + std::to_string(rec.index) + " (" + rec.source + "): " +
+                  (dynamic_cast<const std::bad_alloc*>(&e) ? "out of host memory" : e.what());
       rec.results.clear();
       rec.images.clear();
     }

@@ -79,12 +79,22 @@ class HostExecutor : public Executor {
     if (rec.error.empty()) {
       rec.width = frame.image.width();
       rec.height = frame.image.height();
+      const std::string label = "frame " + std::to_string(frame.index) + " (" + frame.source + ")";
       try {
         run(frame.image, &rec);
       } catch (const Error& e) {
-        rec.error = "frame " + std::to_string(frame.index) + " (" + frame.source + "): " + e.what();
-        rec.results.clear();
+        rec.error = label + ": " + e.what();
+      } catch (const std::bad_alloc&) {
+        // Out of memory inside a stage: this frame's error; the next frame starts with its
+        // buffers freed and the run goes on.
+        images_.clear();
+        rec.error = label + ": out of memory in " + (current_ ? current_->label() : "the pipeline");
       }
+      if (!rec.error.empty()) {
+        rec.results.clear();
+        rec.stage_ms.clear();
+      }
+      current_ = nullptr;
     }
     rec.latency_ms = ms_since(t0);
     done_.push_back(std::move(rec));
@@ -120,6 +130,7 @@ class HostExecutor : public Executor {
     const std::vector<int> bounds = strip_bounds(frame.height(), chunks_, ratio_);
     const int strips = static_cast<int>(bounds.size()) - 1;
     for (const auto& stage : cfg_.stages) {
+      current_ = stage.get();
       const ImageView in = views.at(stage->input());
       check_stage_input(*stage, in.format);
       ImageView out;
@@ -153,6 +164,7 @@ class HostExecutor : public Executor {
   double ratio_;
   std::vector<std::string> keep_;
   std::map<std::string, HostImage> images_;
+  const Stage* current_ = nullptr;  // the stage running (for an out-of-memory error)
   std::deque<FrameRecord> done_;
 };
 
