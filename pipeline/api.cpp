@@ -17,6 +17,7 @@ SourceOptions source_options_for(const PipelineConfig& config) {
   }
   SourceOptions o;
   o.format = reads_frame && gray_only ? PixelFormat::kGray8 : PixelFormat::kBgr8;
+  o.max_frame_bytes = config.max_frame_mb << 20;
   return o;
 }
 

@@ -133,12 +133,24 @@ PipelineConfig parse_config(const std::string& yaml, const std::string& file,
   if (!root.IsMap()) {
     throw config_error(file + ": a config must be a map with keys input, platform, stages, outputs");
   }
-  check_keys(file, root, "the config", {"input", "platform", "stages", "outputs"});
+  check_keys(file, root, "the config", {"input", "platform", "max_frame_mb", "stages", "outputs"});
 
   PipelineConfig cfg;
   cfg.file = file;
   if (root["input"]) cfg.input = resolve_uri(scalar(file, root["input"], "input"), base_dir);
   if (root["platform"]) cfg.platform = scalar(file, root["platform"], "platform");
+  if (const YAML::Node m = root["max_frame_mb"]) {
+    long long mb = 0;
+    try {
+      mb = m.IsScalar() ? m.as<long long>() : 0;
+    } catch (const YAML::Exception&) {
+      mb = 0;
+    }
+    if (mb < 1 || mb > 65536) {
+      throw config_error(yaml_where(file, m) + ": max_frame_mb: must be an integer in 1..65536");
+    }
+    cfg.max_frame_mb = static_cast<std::uint64_t>(mb);
+  }
 
   const YAML::Node stages = root["stages"];
   if (!stages.IsDefined() || !stages.IsSequence() || stages.size() == 0) {

@@ -6,6 +6,7 @@
 //   outputs:  {results: results.jsonl, images: [names to save with --save-images], save_images: bool}
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <set>
 #include <string>
@@ -26,6 +27,9 @@ struct PipelineConfig {
   std::string file;      // as given (for messages)
   std::string input;     // URI, resolved against the config's folder; may be empty
   std::string platform = "auto";
+  // max_frame_mb: a frame larger than this is refused by every source before any memory is
+  // allocated for it (1 to 65536 MiB; 1024 by default).
+  std::uint64_t max_frame_mb = 1024;
   std::vector<std::unique_ptr<Stage>> stages;
   OutputsConfig outputs;
 

@@ -113,6 +113,8 @@ const BadCase kBad[] = {
      "outputs.results: '../r.jsonl' is not a valid name"},
     {"name_nul", "stages:\n  - {type: to_gray, name: \"a\\0b\"}\n", "bad.yaml:2:27",
      "name: 'a\\x00b' is not a valid name"},
+    {"frame_limit_range", "max_frame_mb: 0\nstages: [{type: to_gray}]\n", "bad.yaml:1:15",
+     "max_frame_mb: must be an integer in 1..65536"},
     // Keys that are not plain names (the reproducer `? [a, b]: 1` escaped as a yaml-cpp exception).
     {"list_key_top", "? [a, b]\n: 1\nstages: [{type: to_gray}]\n", "bad.yaml:1:3",
      "a key must be a plain name, not a list"},

@@ -140,5 +140,40 @@ TEST(OutputFiles, AFrameNamedInNonUtf8GetsItsRecord) {
             2);
 }
 
+// The reproducer: a sparse PGM whose header asks for 40000 x 40000 (1.6 GB), really that large
+// on disk, was read whole. Now the frame is refused before any allocation (the default limit is
+// 1 GiB; the config's max_frame_mb lowers it), as that frame's error; the run goes on.
+TEST(FrameLimit, AFrameOverTheLimitIsRefusedBeforeAllocation) {
+  test::TempDir dir;
+  fs::create_directories(dir.path() / "frames");
+  {
+    std::ofstream big(dir.path() / "frames/a_big.pgm", std::ios::binary);
+    big << "P5\n40000 40000\n255\n";
+  }
+  fs::resize_file(dir.path() / "frames/a_big.pgm", 40000ull * 40000ull + 20);  // sparse
+  std::ofstream(dir.path() / "frames/b_small.pgm", std::ios::binary)
+      << "P5\n64 64\n255\n"
+      << std::string(64 * 64, '\x20');
+  for (const std::string limit : {std::string(), std::string("max_frame_mb: 2\n")}) {
+    std::ofstream(dir.path() / "c.yaml") << "input: frames://frames\nplatform: cpu\n"
+                                         << limit << "stages:\n  - {type: stats}\n";
+    RunOptions o;
+    o.config = dir / "c.yaml";
+    o.output_dir = dir / "out";
+    const RunSummary s = run_pipeline(o);
+    EXPECT_EQ(s.read, 2);
+    EXPECT_EQ(s.failed, 1);
+    std::istringstream lines(slurp(dir.path() / "out/results.jsonl"));
+    std::string a, b;
+    ASSERT_TRUE(std::getline(lines, a) && std::getline(lines, b));
+    const std::string err = nlohmann::json::parse(a)["error"];
+    EXPECT_NE(err.find("40000x40000 gray8 (1525 MiB) is over the frame size limit of " +
+                       std::string(limit.empty() ? "1024" : "2") + " MiB"),
+              std::string::npos)
+        << err;
+    EXPECT_FALSE(nlohmann::json::parse(b).contains("error")) << b;
+  }
+}
+
 }  // namespace
 }  // namespace jetpipe

@@ -87,8 +87,22 @@ std::unique_ptr<Source> open_any(const std::string& uri, const SourceOptions& op
 
 }  // namespace
 
+HostImage Source::new_image(int width, int height, PixelFormat format) const {
+  const std::uint64_t bytes = static_cast<std::uint64_t>(width) *
+                              static_cast<std::uint64_t>(height) *
+                              static_cast<std::uint64_t>(bytes_per_pixel(format));
+  if (bytes > max_frame_bytes_) {
+    throw input_error("a frame of " + std::to_string(width) + "x" + std::to_string(height) + " " +
+                      to_string(format) + " (" + std::to_string(bytes >> 20) +
+                      " MiB) is over the frame size limit of " +
+                      std::to_string(max_frame_bytes_ >> 20) + " MiB (the config's max_frame_mb)");
+  }
+  return allocate_image(alloc_, width, height, format);
+}
+
 std::unique_ptr<Source> open_source(const std::string& uri, const SourceOptions& options) {
   std::unique_ptr<Source> src = open_any(uri, options);
+  src->set_max_frame_bytes(options.max_frame_bytes);
   // Sources with threads (GStreamer) take the allocator from the options before they start.
   if (options.allocator && !src->has_allocator()) src->set_allocator(options.allocator);
   return src;

@@ -80,15 +80,22 @@ class Source {
   // source's threads start.
   void set_allocator(ImageAllocator alloc) { alloc_ = std::move(alloc); }
   bool has_allocator() const { return static_cast<bool>(alloc_); }
+  // Frames larger than this many bytes are refused before anything is allocated for them
+  // (SourceOptions::max_frame_bytes). Set before the source's threads start, as the allocator.
+  void set_max_frame_bytes(std::uint64_t bytes) { max_frame_bytes_ = bytes; }
 
  protected:
-  // A frame buffer of this shape from the allocator (sources call this, never HostImage(w, h, f)).
-  HostImage new_image(int width, int height, PixelFormat format) const {
-    return allocate_image(alloc_, width, height, format);
-  }
+  // A frame buffer of this shape from the allocator (sources call this, never HostImage(w, h, f));
+  // throws an input error for a frame over the size limit.
+  HostImage new_image(int width, int height, PixelFormat format) const;
 
  private:
   ImageAllocator alloc_;
+  std::uint64_t max_frame_bytes_ = kDefaultMaxFrameBytes;
+
+ public:
+  // 1 GiB: a 16384 x 16384 BGR frame fits (768 MiB), a lying or hostile header's 10 GB does not.
+  static constexpr std::uint64_t kDefaultMaxFrameBytes = std::uint64_t{1} << 30;
 };
 
 // How GStreamer sources deliver frames (the other sources ignore it).
@@ -98,6 +105,9 @@ struct SourceOptions {
   double timeout_s = 10;  // open: no first frame (or error) within this → error; later: a
                           // stall this long → error (rtp:// listens: no first-frame wait)
   ImageAllocator allocator;  // where frames go (the executor's frame pool); empty: host memory
+  // Every source: a frame of more bytes is refused (an input error naming its size) before any
+  // memory is allocated for it; the config's max_frame_mb.
+  std::uint64_t max_frame_bytes = Source::kDefaultMaxFrameBytes;
 };
 
 // Opens a source; throws jetpipe::Error (kind kInput) naming the URI when it cannot be opened.
