@@ -9,6 +9,7 @@
 
 #include "core/environment.h"
 #include "core/error.h"
+#include "pipeline/cuda_arch.h"
 #include "stages/params.h"
 
 #if JETPIPE_HAVE_CUDA
@@ -276,8 +277,13 @@ PlatformProfile resolve_platform(const std::string& spec, std::string* reason) {
       name = "cpu";
       why = "auto: no CUDA device" + (r.runtime_error.empty() ? "" : " (" + r.runtime_error + ")");
     } else {
+      const DeviceInfo& d = r.devices[0];
+      const ArchSupport arch = check_cuda_arch(d.cc_major, d.cc_minor, built_cuda_architectures());
+      if (!arch.runs) {
+        throw config_error("auto: device 0 (" + d.name + ") " + arch.why);
+      }
       std::string dev_why;
-      name = auto_profile_name(r.devices[0], &dev_why);
+      name = auto_profile_name(d, &dev_why);
       why = "auto: " + dev_why + " → " + name;
     }
     path = platform_dir() + "/" + name + ".yaml";
@@ -319,6 +325,11 @@ void check_runnable(const PlatformProfile& p) {
     throw config_error(what + " cannot run: no CUDA device (" +
                        (r.runtime_error.empty() ? std::string("none found") : r.runtime_error) +
                        "); use --platform cpu");
+  }
+  const DeviceInfo& d = r.devices[0];
+  const ArchSupport arch = check_cuda_arch(d.cc_major, d.cc_minor, built_cuda_architectures());
+  if (!arch.runs) {
+    throw config_error(what + " cannot run: device 0 (" + d.name + ") " + arch.why);
   }
   if (p.memory == MemoryStrategy::kZeroCopy && !r.devices[0].can_map_host_memory) {
     throw config_error(what + " cannot run: device 0 cannot map host memory "
