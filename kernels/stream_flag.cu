@@ -13,9 +13,16 @@ WriteValue32 write_value32() {
   static const WriteValue32 fn = [] {
     void* p = nullptr;
     cudaDriverEntryPointQueryResult q{};
-    if (cudaGetDriverEntryPointByVersion("cuStreamWriteValue32", &p, 12000, cudaEnableDefault,
-                                         &q) != cudaSuccess ||
-        q != cudaDriverEntryPointSuccess) {
+#if CUDART_VERSION >= 12050
+    const cudaError_t e =
+        cudaGetDriverEntryPointByVersion("cuStreamWriteValue32", &p, 12000, cudaEnableDefault, &q);
+#else
+    // Before 12.5: the symbol's version for this toolkit's CUDART_VERSION, which on any 12.x is the
+    // same CUDA 12 ABI asked for above. Same function; looked up once, so no slower.
+    const cudaError_t e =
+        cudaGetDriverEntryPoint("cuStreamWriteValue32", &p, cudaEnableDefault, &q);
+#endif
+    if (e != cudaSuccess || q != cudaDriverEntryPointSuccess) {
       cudaGetLastError();
       p = nullptr;
     }

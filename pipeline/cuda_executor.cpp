@@ -365,10 +365,15 @@ class CudaExecutor : public Executor {
       const std::size_t bytes = (static_cast<std::size_t>(v.height) - 1) * v.pitch + v.row_bytes();
       JP_CUDA(cudaStreamAttachMemAsync(s, v.data, 0, flags));
       if (flags == cudaMemAttachSingle && concurrent_managed_) {
+#if CUDART_VERSION >= 13000
         cudaMemLocation loc{};
         loc.type = cudaMemLocationTypeDevice;
         loc.id = device_;
         JP_CUDA(cudaMemPrefetchAsync(v.data, bytes, loc, 0, s));
+#else
+        // Before 13: the same prefetch to device_, by device ordinal (no slower).
+        JP_CUDA(cudaMemPrefetchAsync(v.data, bytes, device_, s));
+#endif
       }
     };
     attach(views.at(kFrameImage));

@@ -8,6 +8,7 @@
 #include <filesystem>
 
 #include "core/error.h"
+#include "pipeline/cuda_arch.h"
 #include "stages/params.h"
 
 #if JETPIPE_HAVE_CUDA
@@ -300,7 +301,13 @@ std::string auto_platform_name(const DeviceReport& r, std::string* why) {
 
 PlatformProfile resolve_platform(const std::string& spec, std::string* reason) {
   if (spec.empty() || spec == "auto") {
-    return resolve_platform(spec, reason, query_devices(), platform_search_dirs());
+    const DeviceReport r = query_devices();
+    if (r.cuda_built && !r.devices.empty()) {  // a device this binary has no code for: say so
+      const DeviceInfo& d = r.devices[0];
+      const ArchSupport arch = check_cuda_arch(d.cc_major, d.cc_minor, built_cuda_architectures());
+      if (!arch.runs) throw config_error("auto: device 0 (" + d.name + ") " + arch.why);
+    }
+    return resolve_platform(spec, reason, r, platform_search_dirs());
   }
   return resolve_platform(spec, reason, DeviceReport{}, platform_search_dirs());
 }
@@ -349,6 +356,11 @@ void check_runnable(const PlatformProfile& p) {
     throw config_error(what + " cannot run: no CUDA device (" +
                        (r.runtime_error.empty() ? std::string("none found") : r.runtime_error) +
                        "); use --platform cpu");
+  }
+  const DeviceInfo& d = r.devices[0];
+  const ArchSupport arch = check_cuda_arch(d.cc_major, d.cc_minor, built_cuda_architectures());
+  if (!arch.runs) {
+    throw config_error(what + " cannot run: device 0 (" + d.name + ") " + arch.why);
   }
   if (p.memory == MemoryStrategy::kZeroCopy && !r.devices[0].can_map_host_memory) {
     throw config_error(what + " cannot run: device 0 cannot map host memory "

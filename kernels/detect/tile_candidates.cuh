@@ -400,8 +400,10 @@ __device__ __forceinline__ float candidates_threshold(const Args& a, u32 max_key
 
 // Blocks an SM for the compiled radii: 8 (32 registers, a 1080p frame's 1020 tiles in one wave)
 // where ptxas fits them without spills (sm_90: radii 0, 1, 4), else 6 (40 registers); 6 where an
-// SM holds at most 1536 threads (sm_86, sm_87 (Orin), sm_89).
-#if defined(__CUDA_ARCH__) && (__CUDA_ARCH__ == 860 || __CUDA_ARCH__ == 870 || __CUDA_ARCH__ == 890)
+// SM holds at most 1536 threads (sm_86, sm_87 (Orin), sm_89, Thor: sm_110, sm_101 before CUDA 13).
+#if defined(__CUDA_ARCH__) &&                                                \
+    (__CUDA_ARCH__ == 860 || __CUDA_ARCH__ == 870 || __CUDA_ARCH__ == 890 || \
+     __CUDA_ARCH__ == 1010 || __CUDA_ARCH__ == 1100)
 constexpr int kCandMaxBlocks = 6;
 #else
 constexpr int kCandMaxBlocks = 8;

@@ -289,11 +289,18 @@ __device__ __forceinline__ float harris_strip(const Src& src, const HarrisFastAr
   return written_max;
 }
 
-// Blocks per SM the registers must allow (a cap the compiler meets without spilling).
+// Blocks per SM the registers must allow (a cap the compiler meets without spilling). BS 3 with
+// 4-column lanes: 6 (80 registers) on sm_87 / sm_90; sm_110's ptxas (CUDA 13.0) spills there
+// (4-24 bytes), so 5 (96 registers) on sm_110.
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ == 1100
+constexpr int kHarrisFast3MinBlocks = 5;
+#else
+constexpr int kHarrisFast3MinBlocks = 6;
+#endif
 template <int BS, int LC>
 constexpr int harris_fast_min_blocks() {
-  if (LC == 4) return BS == 3 ? 6 : 4;  // 80 and ≤ 128 registers
-  return BS <= 4 ? 4 : 3;               // ≤ 128 and ≤ 168
+  if (LC == 4) return BS == 3 ? kHarrisFast3MinBlocks : 4;  // 80 (96) and ≤ 128 registers
+  return BS <= 4 ? 4 : 3;                                   // ≤ 128 and ≤ 168
 }
 
 // Grid: fa.grid.blocks() blocks (StripGrid); dynamic shared memory HarrisGeom(BS, BS / 2,

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "core/error.h"
+#include "pipeline/cuda_arch.h"
 #include "pipeline/io/image_io.h"
 #include "pipeline/platform.h"
 #include "stages/registry.h"
@@ -21,6 +22,7 @@ int cmd_info() {
   const DeviceReport r = query_devices();
   if (r.cuda_built) {
     std::printf("CUDA runtime %d, driver %d\n", r.runtime_version, r.driver_version);
+    std::printf("CUDA architectures in this binary: %s\n", built_cuda_architectures().c_str());
     if (!r.runtime_error.empty()) std::printf("devices: none (%s)\n", r.runtime_error.c_str());
     for (const auto& d : r.devices) {
       std::printf(
@@ -32,6 +34,9 @@ int cmd_info() {
           d.concurrent_managed_access ? "yes" : "no",
           d.pageable_memory_access_uses_host_page_tables ? "yes" : "no",
           d.can_map_host_memory ? "yes" : "no");
+      const ArchSupport a = check_cuda_arch(d.cc_major, d.cc_minor, built_cuda_architectures());
+      std::printf("  %s: %s\n", a.runs ? (a.jit ? "runs (PTX JIT)" : "runs") : "NO CODE FOR IT",
+                  a.why.c_str());
     }
   }
   // Where profiles come from, in search order, then where each name resolves to.
