@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <csignal>
@@ -31,12 +32,20 @@ std::string slurp(const fs::path& p) {
   return os.str();
 }
 
+// Whole lines written so far (while the run writes: no parsing of a line being written).
+int newlines_in(const fs::path& p) {
+  const std::string text = slurp(p);
+  return static_cast<int>(std::count(text.begin(), text.end(), '\n'));
+}
+
+// The records of a finished run, each parsed.
 int lines_of(const fs::path& p) {
   std::istringstream in(slurp(p));
   std::string line;
   int n = 0;
   while (std::getline(in, line)) {
-    nlohmann::json::parse(line);  // each one whole
+    const auto record = nlohmann::json::parse(line);  // each one whole
+    EXPECT_TRUE(record.is_object()) << line;
     ++n;
   }
   return n;
@@ -81,14 +90,14 @@ TEST(StopRun, JetpipeRunStopsCleanlyOnEachSignal) {
     const pid_t pid = fork();
     ASSERT_GE(pid, 0);
     if (pid == 0) {
-      std::freopen("/dev/null", "w", stderr);
+      if (std::freopen("/dev/null", "w", stderr) == nullptr) _exit(126);
       execl(bin.c_str(), bin.c_str(), "run", "--config", cfg.c_str(), "--output-dir", out.c_str(),
             static_cast<char*>(nullptr));
       _exit(127);
     }
     // Until the run has written some records.
     const auto t0 = std::chrono::steady_clock::now();
-    while (lines_of(fs::path(out) / "results.jsonl") < 5 &&
+    while (newlines_in(fs::path(out) / "results.jsonl") < 5 &&
            std::chrono::steady_clock::now() - t0 < std::chrono::seconds(20)) {
       std::this_thread::sleep_for(std::chrono::milliseconds(20));
     }
