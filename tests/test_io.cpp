@@ -509,6 +509,11 @@ TEST(Y4mSource, FrameParametersAndHeaderErrors) {
   expect_error([&] { open_source(bad); }, ErrorKind::kInput, {bad, "frame size"});
   write_bytes(dir / "b.y4m", "RIFF....");
   expect_error([&] { open_source(bad); }, ErrorKind::kInput, {bad, "not a Y4M file"});
+  // A header line past the limit is too long, not truncated; one cut short is truncated.
+  write_bytes(dir / "b.y4m", "YUV4MPEG2 W4 H4 X" + std::string(5000, 'x') + "\n");
+  expect_error([&] { open_source(bad); }, ErrorKind::kInput, {bad, "line too long (over 4096"});
+  write_bytes(dir / "b.y4m", "YUV4MPEG2 W4 H4");
+  expect_error([&] { open_source(bad); }, ErrorKind::kInput, {bad, "truncated Y4M header"});
   const std::string missing = "file://" + dir / "none.y4m";
   expect_error([&] { open_source(missing); }, ErrorKind::kInput, {missing, "no such file"});
 }

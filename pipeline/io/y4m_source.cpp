@@ -133,8 +133,10 @@ class Y4mSource : public Source {
     std::string line;
     bool complete = false;
     if (!read_line(file_.get(), &line, &complete) || !complete) {
-      throw input_error(line.compare(0, 9, "YUV4MPEG2") == 0 ? "truncated Y4M header"
-                                                             : "not a Y4M file (bad magic)");
+      if (line.compare(0, 9, "YUV4MPEG2") != 0) throw input_error("not a Y4M file (bad magic)");
+      throw input_error(line.size() >= kMaxLine ? "bad Y4M header: line too long (over " +
+                                                      std::to_string(kMaxLine) + " bytes)"
+                                                : "truncated Y4M header");
     }
     if (line.compare(0, 9, "YUV4MPEG2") != 0 || (line.size() > 9 && line[9] != ' ')) {
       throw input_error("not a Y4M file (bad magic: expected YUV4MPEG2)");
