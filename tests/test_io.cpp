@@ -518,6 +518,19 @@ TEST(Y4mSource, FrameParametersAndHeaderErrors) {
   expect_error([&] { open_source(missing); }, ErrorKind::kInput, {missing, "no such file"});
 }
 
+// OpenCV's imwrite gives no reason for a failure; the error says what the file system does.
+TEST(ImageIo, AFailedWriteSaysWhy) {
+  if (!have_opencv_codecs()) GTEST_SKIP() << "built without OpenCV";
+  TempDir dir;
+  const HostImage img(4, 4, PixelFormat::kGray8);
+  try {
+    write_image(dir / "missing/a.png", img.view());
+    FAIL() << "a write into a missing folder succeeded";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("missing is not a folder"), std::string::npos) << e.what();
+  }
+}
+
 // ---- test://
 // --------------------------------------------------------------------------------------
 

@@ -2,6 +2,8 @@
 // read_image / write_image: the built-in PNM/PFM codecs, and OpenCV's for PNG, JPEG, BMP, TIFF.
 #include "pipeline/io/image_io.h"
 
+#include <unistd.h>
+
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
@@ -149,6 +151,22 @@ HostImage read_with_opencv(const std::string& path, const std::string& ext,
   return img;
 }
 
+// Why a file could not be written, as far as the file system says (OpenCV's imwrite gives no
+// reason): the folder missing or not writable, or the disk full.
+std::string why_not_written(const std::string& path) {
+  namespace fs = std::filesystem;
+  const fs::path dir =
+      fs::path(path).parent_path().empty() ? fs::path(".") : fs::path(path).parent_path();
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec)) return dir.string() + " is not a folder";
+  if (::access(dir.c_str(), W_OK) != 0) return dir.string() + ": " + std::strerror(errno);
+  const fs::space_info sp = fs::space(dir, ec);
+  if (!ec && sp.available < (std::uintmax_t{1} << 20)) {
+    return "the disk is full: " + std::to_string(sp.available) + " bytes free";
+  }
+  return "the folder is writable and has space: the encoder failed";
+}
+
 void write_with_opencv(const std::string& path, const ImageView& v, const std::string& ext) {
   const bool tiff = ext == "tif" || ext == "tiff";
   int type;
@@ -186,7 +204,9 @@ void write_with_opencv(const std::string& path, const ImageView& v, const std::s
   } catch (const cv::Exception& e) {
     throw Error("cannot write: " + e.msg);
   }
-  if (!ok) throw Error("cannot write: OpenCV could not encode or create the file");
+  if (!ok)
+    throw Error("cannot write: OpenCV could not encode or create the file (" +
+                why_not_written(path) + ")");
 }
 #endif  // JETPIPE_HAVE_OPENCV
 
