@@ -6,6 +6,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
+#include <sstream>
 
 #include "core/error.h"
 #include "pipeline/cuda_arch.h"
@@ -194,16 +196,11 @@ PlatformProfile parse_platform(const YAML::Node& root, const std::string& path);
 }  // namespace
 
 PlatformProfile load_platform(const std::string& path) {
-  YAML::Node root;
-  try {
-    root = YAML::LoadFile(path);
-  } catch (const YAML::BadFile&) {
-    throw config_error(path + ": cannot open the platform profile");
-  } catch (const YAML::ParserException& e) {
-    throw config_error(path + ":" + std::to_string(e.mark.line + 1) + ": YAML syntax error: " +
-                       e.msg);
-  }
-  return parse_platform(root, path);
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw config_error(path + ": cannot open the platform profile");
+  std::ostringstream text;
+  text << in.rdbuf();
+  return load_platform_text(text.str(), path);
 }
 
 PlatformProfile load_platform_text(const std::string& text, const std::string& where) {
@@ -284,6 +281,15 @@ PlatformProfile parse_platform(const YAML::Node& root, const std::string& path) 
 }
 }  // namespace
 
+namespace {
+// Throws "<what>device 0 (<name>) <why>" where this binary holds no code that runs on the device
+// (an AGX Xavier, sm_72, with the default architectures).
+void require_device_code(const DeviceInfo& d, const std::string& what) {
+  const ArchSupport arch = check_cuda_arch(d.cc_major, d.cc_minor, built_cuda_architectures());
+  if (!arch.runs) throw config_error(what + "device 0 (" + d.name + ") " + arch.why);
+}
+}  // namespace
+
 std::string auto_platform_name(const DeviceReport& r, std::string* why) {
   if (!r.cuda_built) {
     *why = "auto: this build has no CUDA backend";
@@ -302,11 +308,7 @@ std::string auto_platform_name(const DeviceReport& r, std::string* why) {
 PlatformProfile resolve_platform(const std::string& spec, std::string* reason) {
   if (spec.empty() || spec == "auto") {
     const DeviceReport r = query_devices();
-    if (r.cuda_built && !r.devices.empty()) {  // a device this binary has no code for: say so
-      const DeviceInfo& d = r.devices[0];
-      const ArchSupport arch = check_cuda_arch(d.cc_major, d.cc_minor, built_cuda_architectures());
-      if (!arch.runs) throw config_error("auto: device 0 (" + d.name + ") " + arch.why);
-    }
+    if (r.cuda_built && !r.devices.empty()) require_device_code(r.devices[0], "auto: ");
     return resolve_platform(spec, reason, r, platform_search_dirs());
   }
   return resolve_platform(spec, reason, DeviceReport{}, platform_search_dirs());
@@ -357,11 +359,7 @@ void check_runnable(const PlatformProfile& p) {
                        (r.runtime_error.empty() ? std::string("none found") : r.runtime_error) +
                        "); use --platform cpu");
   }
-  const DeviceInfo& d = r.devices[0];
-  const ArchSupport arch = check_cuda_arch(d.cc_major, d.cc_minor, built_cuda_architectures());
-  if (!arch.runs) {
-    throw config_error(what + " cannot run: device 0 (" + d.name + ") " + arch.why);
-  }
+  require_device_code(r.devices[0], what + " cannot run: ");
   if (p.memory == MemoryStrategy::kZeroCopy && !r.devices[0].can_map_host_memory) {
     throw config_error(what + " cannot run: device 0 cannot map host memory "
                               "(cudaDevAttrCanMapHostMemory = 0); use memory: pinned-chunked");
