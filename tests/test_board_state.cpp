@@ -135,13 +135,6 @@ TEST(BoardState, MissingFilesAreLeftOut) {
   EXPECT_FALSE(j.contains("temperature_c"));
 }
 
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p);
-  std::ostringstream os;
-  os << in.rdbuf();
-  return os.str();
-}
-
 TEST(BoardState, SummaryJsonHasTheBoardOnlyOnAJetson) {
   test::TempDir dir;
   write_orin(dir.path() / "orin");
@@ -154,7 +147,7 @@ TEST(BoardState, SummaryJsonHasTheBoardOnlyOnAJetson) {
     o.output_dir = (dir.path() / (std::string("out-") + board)).string();
     const RunSummary s = run_pipeline(o);
     EXPECT_GT(s.processed, 0);
-    const auto sum = nlohmann::json::parse(slurp(fs::path(o.output_dir) / "summary.json"));
+    const auto sum = nlohmann::json::parse(test::slurp(fs::path(o.output_dir) / "summary.json"));
     EXPECT_EQ(sum.contains("board"), std::string(board) == "orin") << board;
     if (std::string(board) == "orin") {
       EXPECT_EQ(sum["board"]["nvpmodel"]["name"], "MAXN_SUPER");

@@ -22,13 +22,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream os;
-  os << in.rdbuf();
-  return os.str();
-}
-
 // In a child process: writes beyond `bytes` fail (EFBIG) instead of raising SIGXFSZ.
 void limit_file_size(rlim_t bytes) {
   std::signal(SIGXFSZ, SIG_IGN);
@@ -51,7 +44,8 @@ TEST(OutputFiles, JsonLinesWriterWritesWholeLines) {
     w.write({{"frame", 1}, {"source", std::string("\x80")}});
     EXPECT_EQ(w.lines(), 2u);
   }
-  EXPECT_EQ(slurp(dir / "r.jsonl"), "{\"frame\":0}\n{\"frame\":1,\"source\":\"\xef\xbf\xbd\"}\n");
+  EXPECT_EQ(test::slurp(dir / "r.jsonl"),
+            "{\"frame\":0}\n{\"frame\":1,\"source\":\"\xef\xbf\xbd\"}\n");
   EXPECT_THROW(JsonLinesWriter(dir / "missing/r.jsonl"), Error);
 }
 
@@ -84,7 +78,7 @@ TEST(OutputFiles, ResultsNeverEndInATornLine) {
         std::_Exit(9);
       },
       ::testing::ExitedWithCode(7), "");
-  const std::string text = slurp(path);
+  const std::string text = test::slurp(path);
   ASSERT_EQ(text.size(), 4u * 28u) << text;
   EXPECT_EQ(text.back(), '\n');
 }
@@ -93,7 +87,7 @@ TEST(OutputFiles, SummaryIsWrittenWholeOrNotAtAll) {
   test::TempDir dir;
   const fs::path path = dir / "summary.json";
   write_file_atomically(path, "{\"old\": 1}\n");
-  EXPECT_EQ(slurp(path), "{\"old\": 1}\n");
+  EXPECT_EQ(test::slurp(path), "{\"old\": 1}\n");
   EXPECT_FALSE(fs::exists(dir / "summary.json.tmp"));
   // Over a size limit: the write fails, the earlier summary stays, no temporary is left.
   EXPECT_EXIT(
@@ -107,12 +101,12 @@ TEST(OutputFiles, SummaryIsWrittenWholeOrNotAtAll) {
         std::_Exit(9);
       },
       ::testing::ExitedWithCode(7), "");
-  EXPECT_EQ(slurp(path), "{\"old\": 1}\n");
+  EXPECT_EQ(test::slurp(path), "{\"old\": 1}\n");
   EXPECT_FALSE(fs::exists(dir / "summary.json.tmp"));
   // A folder where the temporary would go: an error, the summary untouched.
   fs::create_directory(dir / "summary.json.tmp");
   EXPECT_THROW(write_file_atomically(path, "{}"), Error);
-  EXPECT_EQ(slurp(path), "{\"old\": 1}\n");
+  EXPECT_EQ(test::slurp(path), "{\"old\": 1}\n");
 }
 
 // The reproducer: a frame file whose name holds a 0xFF byte ended the run with an empty
@@ -131,13 +125,14 @@ TEST(OutputFiles, AFrameNamedInNonUtf8GetsItsRecord) {
   o.output_dir = dir / "out";
   const RunSummary s = run_pipeline(o);
   EXPECT_EQ(s.processed, 2);
-  std::istringstream lines(slurp(dir.path() / "out/results.jsonl"));
+  std::istringstream lines(test::slurp(dir.path() / "out/results.jsonl"));
   std::string a, b, end;
   ASSERT_TRUE(std::getline(lines, a) && std::getline(lines, b));
   EXPECT_FALSE(std::getline(lines, end));
   EXPECT_EQ(nlohmann::json::parse(b)["source"], "b\xef\xbf\xbd.pgm");
-  EXPECT_EQ(nlohmann::json::parse(slurp(dir.path() / "out/summary.json"))["frames"]["processed"],
-            2);
+  EXPECT_EQ(
+      nlohmann::json::parse(test::slurp(dir.path() / "out/summary.json"))["frames"]["processed"],
+      2);
 }
 
 // The reproducer: a sparse PGM whose header asks for 40000 x 40000 (1.6 GB), really that large
@@ -163,7 +158,7 @@ TEST(FrameLimit, AFrameOverTheLimitIsRefusedBeforeAllocation) {
     const RunSummary s = run_pipeline(o);
     EXPECT_EQ(s.read, 2);
     EXPECT_EQ(s.failed, 1);
-    std::istringstream lines(slurp(dir.path() / "out/results.jsonl"));
+    std::istringstream lines(test::slurp(dir.path() / "out/results.jsonl"));
     std::string a, b;
     ASSERT_TRUE(std::getline(lines, a) && std::getline(lines, b));
     const std::string err = nlohmann::json::parse(a)["error"];

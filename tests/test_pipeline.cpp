@@ -43,10 +43,6 @@ class PipelineRun : public ::testing::Test {
     while (std::getline(in, line)) out.push_back(json::parse(line));
     return out;
   }
-  static std::string slurp(const fs::path& p) {
-    std::ifstream in(p, std::ios::binary);
-    return std::string(std::istreambuf_iterator<char>(in), {});
-  }
   test::TempDir tmp_;
   const fs::path dir_ = tmp_.path();
 };
@@ -98,11 +94,11 @@ TEST_F(PipelineRun, StripCountDoesNotChangeResults) {
     o.save_images = true;
     const RunSummary s = run_pipeline(o);
     EXPECT_EQ(s.failed, 0);
-    const std::string results = slurp(fs::path(o.output_dir) / "results.jsonl");
+    const std::string results = test::slurp(fs::path(o.output_dir) / "results.jsonl");
     std::string images;
     for (const auto& name : {"blur_000000", "resp_000003", "otsu_000005", "sx_000007"}) {
       for (const auto& e : fs::directory_iterator(fs::path(o.output_dir) / "images")) {
-        if (e.path().stem() == name) images += slurp(e.path());
+        if (e.path().stem() == name) images += test::slurp(e.path());
       }
     }
     EXPECT_FALSE(images.empty());
@@ -125,7 +121,7 @@ TEST_F(PipelineRun, EveryFrameYieldsOneRecordInOrder) {
   }
   // Frame f5 is truncated, f9 is not an image at all.
   {
-    std::string data = slurp(dir_ / "frames" / "f5.pgm");
+    std::string data = test::slurp(dir_ / "frames" / "f5.pgm");
     std::ofstream(dir_ / "frames" / "f5.pgm", std::ios::binary) << data.substr(0, data.size() / 2);
     std::ofstream(dir_ / "frames" / "f9.pgm", std::ios::binary) << "hello";
   }
@@ -150,7 +146,7 @@ TEST_F(PipelineRun, EveryFrameYieldsOneRecordInOrder) {
     }
   }
   EXPECT_NE(recs[5]["error"].get<std::string>().find("f5.pgm"), std::string::npos);
-  const json sum = json::parse(slurp(dir_ / "out" / "summary.json"));
+  const json sum = json::parse(test::slurp(dir_ / "out" / "summary.json"));
   EXPECT_EQ(sum["frames"]["read"], 12);
   EXPECT_EQ(sum["frames"]["failed"], 2);
   EXPECT_EQ(sum["frames"]["processed"], 10);

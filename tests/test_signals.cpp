@@ -25,22 +25,15 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p);
-  std::ostringstream os;
-  os << in.rdbuf();
-  return os.str();
-}
-
 // Whole lines written so far (while the run writes: no parsing of a line being written).
 int newlines_in(const fs::path& p) {
-  const std::string text = slurp(p);
+  const std::string text = test::slurp(p);
   return static_cast<int>(std::count(text.begin(), text.end(), '\n'));
 }
 
 // The records of a finished run, each parsed.
 int lines_of(const fs::path& p) {
-  std::istringstream in(slurp(p));
+  std::istringstream in(test::slurp(p));
   std::string line;
   int n = 0;
   while (std::getline(in, line)) {
@@ -75,7 +68,7 @@ TEST(StopRun, AStopFlagEndsTheRunWithCompleteFiles) {
   EXPECT_GT(s.read, 0);
   EXPECT_EQ(s.processed, s.read);
   EXPECT_EQ(lines_of(dir.path() / "out/results.jsonl"), s.read);
-  const auto sum = nlohmann::json::parse(slurp(dir.path() / "out/summary.json"));
+  const auto sum = nlohmann::json::parse(test::slurp(dir.path() / "out/summary.json"));
   EXPECT_EQ(sum["stopped_by"], "SIGTERM");
   EXPECT_EQ(sum["frames"]["read"], s.read);
 }
@@ -106,7 +99,7 @@ TEST(StopRun, JetpipeRunStopsCleanlyOnEachSignal) {
     ASSERT_EQ(waitpid(pid, &status, 0), pid);
     ASSERT_TRUE(WIFEXITED(status)) << "signal " << sig << ": killed, not stopped";
     EXPECT_EQ(WEXITSTATUS(status), 128 + sig);
-    const auto sum = nlohmann::json::parse(slurp(fs::path(out) / "summary.json"));
+    const auto sum = nlohmann::json::parse(test::slurp(fs::path(out) / "summary.json"));
     EXPECT_EQ(sum["stopped_by"], sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : "SIGHUP");
     EXPECT_EQ(lines_of(fs::path(out) / "results.jsonl"), sum["frames"]["read"].get<int>());
   }

@@ -7,6 +7,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <system_error>
 #include <vector>
 
@@ -115,6 +117,11 @@ TempDir::~TempDir() {
 std::string opencv_sample(const std::string& name) {
   const std::string p = "/usr/share/doc/opencv-doc/examples/data/" + name;
   return std::filesystem::exists(p) ? p : std::string();
+}
+
+std::string slurp(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
 }
 
 }  // namespace jetpipe::test

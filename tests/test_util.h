@@ -50,6 +50,9 @@ class TempDir {
   std::filesystem::path path_;
 };
 
+// A file's whole contents ("" when it cannot be read).
+std::string slurp(const std::filesystem::path& path);
+
 // Real photos from Debian's opencv-doc, when installed (else empty: the test skips).
 std::string opencv_sample(const std::string& name);
 
