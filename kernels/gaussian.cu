@@ -82,7 +82,10 @@ cudaError_t launch_gaussian(const GaussianParams& p, const FilterSource& src, co
     return dev::launch_separable_tile(s, taps.data(), p.ksize, taps.data(), p.ksize, w, y0, y1,
                                       GaussStore{dst.data, dst.pitch}, stream);
   };
-  if (colour) return run(dev::make_bgr_src(src.view, p.border));
+  if (colour && bytes_per_pixel(src.view.format) == 4) {
+    return run(dev::make_colour_src<4>(src.view, p.border));
+  }
+  if (colour) return run(dev::make_colour_src<3>(src.view, p.border));
   return dev::with_source(src, p.border, tex, run);
 }
 

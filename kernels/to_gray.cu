@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
-// GPU to_gray (BGR8 / RGB8 → GRAY8), twin of to_gray_ref.cpp: Y = (R·9798 + G·19235 + B·3735 +
-// 2^14) >> 15, exact in 32-bit integers.
+// GPU to_gray (BGR8 / RGB8, BGRx / RGBx / RGBA → GRAY8), twin of to_gray_ref.cpp: Y = (R·9798 +
+// G·19235 + B·3735 + 2^14) >> 15, exact in 32-bit integers.
 //
 // Each thread writes 16 pixels (kernels/block/map_rows.cuh): where the source row lines up with the
 // destination (3·x of the first aligned output pixel is 16-byte aligned in the source: pitched
@@ -29,32 +29,40 @@ struct GrayArgs {
   int width, y0, rows;
 };
 
-template <bool kBgr>
+template <bool kRgb>
 __device__ __forceinline__ unsigned gray(unsigned c0, unsigned c1, unsigned c2) {
-  return kBgr ? to_gray_y(c2, c1, c0) : to_gray_y(c0, c1, c2);
+  return kRgb ? to_gray_y(c0, c1, c2) : to_gray_y(c2, c1, c0);
 }
 
-template <bool kBgr>
+// kBpp 3 (BGR8 / RGB8) or 4 (BGRx / RGBx / RGBA, byte 3 ignored); kRgb: red in byte 0.
+template <int kBpp, bool kRgb>
 __global__ void __launch_bounds__(256) to_gray_kernel(const GrayArgs a) {
   for (int r = blockIdx.y; r < a.rows; r += gridDim.y) {
     const int y = a.y0 + r;
     const std::uint8_t* s = a.src + static_cast<std::size_t>(y) * a.src_pitch;
     std::uint8_t* d = a.dst + static_cast<std::size_t>(y) * a.dst_pitch;
     const dev::OutRow o = dev::out_row(d, a.width);
-    const bool vec_ok = ((reinterpret_cast<std::uintptr_t>(s) + 3u * o.head) & 15u) == 0;
+    const bool vec_ok = ((reinterpret_cast<std::uintptr_t>(s) + kBpp * o.head) & 15u) == 0;
     for (int g = blockIdx.x * blockDim.x + threadIdx.x; g < o.groups; g += gridDim.x * blockDim.x) {
       int x, n;
       o.group(g, &x, &n);
       if (vec_ok && g > 0 && n == 16) {
-        const uint4* sv = reinterpret_cast<const uint4*>(s + 3 * x);
-        const uint4 v0 = sv[0], v1 = sv[1], v2 = sv[2];
-        const unsigned w[12] = {v0.x, v0.y, v0.z, v0.w, v1.x, v1.y,
-                                v1.z, v1.w, v2.x, v2.y, v2.z, v2.w};
-        *reinterpret_cast<uint4*>(d + x) = dev::gray16(w, gray_weights(!kBgr));
+        const uint4* sv = reinterpret_cast<const uint4*>(s + kBpp * x);
+        if constexpr (kBpp == 3) {
+          const uint4 v0 = sv[0], v1 = sv[1], v2 = sv[2];
+          const unsigned w[12] = {v0.x, v0.y, v0.z, v0.w, v1.x, v1.y,
+                                  v1.z, v1.w, v2.x, v2.y, v2.z, v2.w};
+          *reinterpret_cast<uint4*>(d + x) = dev::gray16(w, gray_weights(kRgb));
+        } else {
+          const uint4 v0 = sv[0], v1 = sv[1], v2 = sv[2], v3 = sv[3];
+          const unsigned w[16] = {v0.x, v0.y, v0.z, v0.w, v1.x, v1.y, v1.z, v1.w,
+                                  v2.x, v2.y, v2.z, v2.w, v3.x, v3.y, v3.z, v3.w};
+          *reinterpret_cast<uint4*>(d + x) = dev::gray16_4(w, gray_weights(kRgb));
+        }
       } else {
         for (int k = 0; k < n; ++k) {
-          const std::uint8_t* p = s + 3 * (x + k);
-          d[x + k] = static_cast<std::uint8_t>(gray<kBgr>(p[0], p[1], p[2]));
+          const std::uint8_t* p = s + kBpp * (x + k);
+          d[x + k] = static_cast<std::uint8_t>(gray<kRgb>(p[0], p[1], p[2]));
         }
       }
     }
@@ -66,14 +74,14 @@ __global__ void __launch_bounds__(256) to_gray_kernel(const GrayArgs a) {
 cudaError_t launch_to_gray(const ImageView& src, const ImageView& dst, int y0, int y1,
                            cudaStream_t stream) {
   const PixelFormat f = src.format;
-  if ((f != PixelFormat::kBgr8 && f != PixelFormat::kRgb8 && f != PixelFormat::kGray8) ||
+  if ((!is_colour(f) && f != PixelFormat::kGray8 && f != PixelFormat::kNv12) ||
       dst.format != PixelFormat::kGray8 || src.data == nullptr || dst.data == nullptr ||
       src.width != dst.width || src.height != dst.height || src.width < 1 || y0 < 0 || y1 < y0 ||
       y1 > src.height) {
     return cudaErrorInvalidValue;
   }
   if (y0 == y1) return cudaSuccess;
-  if (f == PixelFormat::kGray8) {
+  if (!is_colour(f)) {  // GRAY8, or NV12's luma plane
     return cudaMemcpy2DAsync(dst.row<std::uint8_t>(y0), dst.pitch, src.row<std::uint8_t>(y0),
                              src.pitch, static_cast<std::size_t>(src.width),
                              static_cast<std::size_t>(y1 - y0), cudaMemcpyDefault, stream);
@@ -85,10 +93,11 @@ cudaError_t launch_to_gray(const ImageView& src, const ImageView& dst, int y0, i
   const int threads = std::min(std::max(pol.map_threads / 32 * 32, 32), 256);
   const dim3 grid(dev::div_up(dev::max_groups(src.width), threads),
                   static_cast<unsigned>(std::min(a.rows, 65535)));
-  if (f == PixelFormat::kBgr8) {
-    to_gray_kernel<true><<<grid, threads, 0, stream>>>(a);
+  const bool rgb = red_first(f);
+  if (bytes_per_pixel(f) == 3) {
+    (rgb ? to_gray_kernel<3, true> : to_gray_kernel<3, false>)<<<grid, threads, 0, stream>>>(a);
   } else {
-    to_gray_kernel<false><<<grid, threads, 0, stream>>>(a);
+    (rgb ? to_gray_kernel<4, true> : to_gray_kernel<4, false>)<<<grid, threads, 0, stream>>>(a);
   }
   return cudaPeekAtLastError();
 }

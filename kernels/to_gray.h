@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
-// to_gray: BGR8 / RGB8 / GRAY8 → GRAY8 with OpenCV cvtColor's fixed-point weights and rounding
+// to_gray: BGR8 / RGB8, BGRx / RGBx / RGBA (byte 3 ignored, as cvtColor's BGRA2GRAY), GRAY8 and
+// NV12 (its luma plane, copied) → GRAY8 with OpenCV cvtColor's fixed-point weights and rounding
 // (OpenCV 4.x: 15 fractional bits; the older 14-bit weights 4899/9617/1868 differ by 1 on ~0.3% of
 // colours, checked over all 2^24 against OpenCV 4.6):
 //   Y = (R·9798 + G·19235 + B·3735 + 2^14) >> 15   (exact; GRAY8 input is copied).
@@ -44,10 +45,11 @@ void to_gray_ref(const ImageView& src, const ImageView& dst, int y0, int y1);
 
 namespace jetpipe {
 
-// GPU to_gray: rows [y0, y1) of src (BGR8, RGB8 or GRAY8) into the same rows of dst (GRAY8, same
-// size; device or mapped memory; any pitch or ROI), bit-equal to to_gray_ref. 16 pixels per thread
-// with 16-byte loads and stores where source and destination rows line up (pitched images, equal
-// ROI offsets), per pixel otherwise; GRAY8 input is a 2D async copy. Never synchronizes.
+// GPU to_gray: rows [y0, y1) of src (any format to_gray_ref takes) into the same rows of dst
+// (GRAY8, same size; device or mapped memory; any pitch or ROI), bit-equal to to_gray_ref. 16
+// pixels per thread with 16-byte loads and stores where source and destination rows line up
+// (pitched images, equal ROI offsets), per pixel otherwise; GRAY8 and NV12 input is a 2D async copy
+// of the (luma) rows. Never synchronizes.
 cudaError_t launch_to_gray(const ImageView& src, const ImageView& dst, int y0, int y1,
                            cudaStream_t stream);
 

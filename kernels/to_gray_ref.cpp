@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
-// CPU twin of to_gray: cvtColor's 8-bit fixed-point weights (15 fractional bits in OpenCV 4.x).
+// CPU twin of to_gray: cvtColor's 8-bit fixed-point weights (15 fractional bits in OpenCV 4.x);
+// 4-byte pixels ignore byte 3 (cvtColor's BGRA2GRAY); NV12's gray image is its luma plane.
 #include <cstdint>
 #include <cstring>
 
@@ -8,17 +9,19 @@
 namespace jetpipe {
 
 void to_gray_ref(const ImageView& src, const ImageView& dst, int y0, int y1) {
+  const int bpp = bytes_per_pixel(src.format);
+  const bool rgb = red_first(src.format);
   for (int y = y0; y < y1; ++y) {
     const std::uint8_t* s = src.row<const std::uint8_t>(y);
     std::uint8_t* d = dst.row<std::uint8_t>(y);
-    if (src.format == PixelFormat::kGray8) {
+    if (!is_colour(src.format)) {  // GRAY8, or NV12's luma plane
       std::memcpy(d, s, static_cast<std::size_t>(src.width));
       continue;
     }
-    const bool bgr = src.format == PixelFormat::kBgr8;
     for (int x = 0; x < src.width; ++x) {
-      const unsigned c0 = s[3 * x], c1 = s[3 * x + 1], c2 = s[3 * x + 2];
-      d[x] = static_cast<std::uint8_t>(bgr ? to_gray_y(c2, c1, c0) : to_gray_y(c0, c1, c2));
+      const std::uint8_t* p = s + bpp * x;
+      d[x] = static_cast<std::uint8_t>(rgb ? to_gray_y(p[0], p[1], p[2])
+                                           : to_gray_y(p[2], p[1], p[0]));
     }
   }
 }

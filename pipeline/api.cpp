@@ -143,6 +143,18 @@ FrameRecord Pipeline::process(const HostImage& image, std::int64_t index,
   return rec;
 }
 
+FrameRecord Pipeline::process(DeviceFrame frame, std::int64_t index,
+                              const std::string& source_name) {
+  Frame f;
+  f.index = index;
+  f.source = source_name;
+  f.device = std::make_shared<const DeviceFrame>(std::move(frame));
+  state_->exec->submit(std::move(f));
+  FrameRecord rec;
+  state_->exec->take(&rec, true);
+  return rec;
+}
+
 // ---- Builder
 // ----------------------------------------------------------------------------------------
 

@@ -95,6 +95,12 @@ class Pipeline {
   // frame: the record's error says why.
   FrameRecord process(const HostImage& image, std::int64_t index = 0,
                       const std::string& source_name = "");
+  // One frame already in device memory, read in place (no copy; pipeline/io/source.h, DeviceFrame):
+  // move the owner in, and it is released once the frame's GPU work has completed (before this
+  // returns). The CPU backend copies the frame to the host first. A bad frame (pageable memory,
+  // another device's, a format no stage reads) gives a record with its error.
+  FrameRecord process(DeviceFrame frame, std::int64_t index = 0,
+                      const std::string& source_name = "");
 
   struct State;  // opaque
 

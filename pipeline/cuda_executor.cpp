@@ -37,6 +37,7 @@
 #include "core/cuda_check.h"
 #include "core/error.h"
 #include "kernels/stream_flag.h"
+#include "pipeline/device_frame.h"
 #include "pipeline/frame_pool.h"
 #include "pipeline/gpu_scheduler.h"
 #include "pipeline/gpu_slot.h"
@@ -137,8 +138,8 @@ class CudaExecutor : public Executor {
       pending_.push_back(std::move(p));
       return;
     }
-    p.record.width = frame.image.width();
-    p.record.height = frame.image.height();
+    p.record.width = frame.view().width;
+    p.record.height = frame.view().height;
     Slot& slot = *slots_[next_slot_];
     if (slot.busy) finish(slot);
     next_slot_ = (next_slot_ + 1) % slots_.size();
@@ -210,7 +211,11 @@ class CudaExecutor : public Executor {
 
   // Everything for one frame: buffers, bindings, then the work (directly or as a graph).
   void start(Slot& slot, InFlight* p) {
-    const ImageView host = p->frame.image.view();
+    // A device frame is read in place; a host frame as the strategy says. The stages read NV12's
+    // luma plane as the frame (its chroma stays where it is, for a sink that keeps the frame).
+    const bool resident = p->frame.device != nullptr;
+    if (resident) check_device_frame(*p->frame.device);
+    const ImageView host = luma_plane(p->frame.view());
     const int w = host.width, h = host.height;
     // Formats first: a frame the stages cannot take fails before any work.
     const std::map<std::string, PixelFormat>& formats = formats_for(host.format);
@@ -225,16 +230,30 @@ class CudaExecutor : public Executor {
     // The frame as the GPU reads it. Pool strategies need the frame in pool memory: a frame from a
     // source that ignores the allocator is staged there with one host copy.
     ImageView pooled;
-    if (pool_ && !pool_->device_view(host, &pooled)) {
-      HostImage copy = pool_->allocate(w, h, host.format);
-      copy_image(host, copy.view());
+    if (!resident && pool_ && !pool_->device_view(p->frame.image.view(), &pooled)) {
+      const ImageView whole = p->frame.image.view();
+      HostImage copy = pool_->allocate(w, h, whole.format);
+      copy_image(whole, copy.view());
       p->frame.image = std::move(copy);
       pool_->device_view(p->frame.image.view(), &pooled);
     }
+    pooled = luma_plane(pooled);
     const ImageView frame_dev =
-        (s_.memory == MemoryStrategy::kCopy || s_.memory == MemoryStrategy::kPinnedChunked)
+        resident ? host
+        : (s_.memory == MemoryStrategy::kCopy || s_.memory == MemoryStrategy::kPinnedChunked)
             ? slot.device_image(kFrameImage, w, h, host.format, &changed, pool_ ? pooled.pitch : 0)
             : pooled;
+    // The frame's owner said when its pixels are ready: the slot's work starts after that (the
+    // graph and every other stream of the frame follow the main stream).
+    if (resident) {
+      const DeviceFrame& d = *p->frame.device;
+      if (d.ready_event != nullptr) {
+        JP_CUDA(cudaStreamWaitEvent(slot.main.get(), d.ready_event, 0));
+      } else if (d.ready_stream != nullptr) {
+        JP_CUDA(cudaEventRecord(slot.join.get(), d.ready_stream));
+        JP_CUDA(cudaStreamWaitEvent(slot.main.get(), slot.join.get(), 0));
+      }
+    }
     std::map<std::string, ImageView> views = {{kFrameImage, frame_dev}};
     // Stage timing on every timing_every-th frame; the others get only their GPU span.
     const cudaStream_t main = slot.main.get();
@@ -251,7 +270,7 @@ class CudaExecutor : public Executor {
     // the copy on the copy stream cost the copy the call's ~1.8 µs (H100, 1080p K = 4 single
     // frames: 1.281-1.307× the H2D against 1.308-1.316, 2026-11-24;
     // docs/decisions/013-discrete-latency-profile.md).
-    const bool copies_first = s_.graphs && s_.copy_streams();
+    const bool copies_first = s_.graphs && s_.copy_streams() && !resident;
     const bool poll = s_.polls();
     if (poll) slot.landed_seq = slot.landed_seq == UINT32_MAX ? 1 : slot.landed_seq + 1;
     if (copies_first) {
@@ -295,7 +314,7 @@ class CudaExecutor : public Executor {
     }
     if (changed) slot.graphs.clear();
 
-    if (s_.memory == MemoryStrategy::kCopy) {
+    if (s_.memory == MemoryStrategy::kCopy && !resident) {
       // The baseline: a synchronous copy from pageable memory, the whole frame at once.
       ScopedRange r("h2d (synchronous)");
       // On the frame's stream: a plain cudaMemcpy2D from pageable memory may return before its
@@ -316,7 +335,7 @@ class CudaExecutor : public Executor {
     if (s_.graphs) {
       // Everything a captured graph refers to: host and device buffers and their shapes, and
       // whether it records the timing events.
-      std::vector<std::uintptr_t> key = {reinterpret_cast<std::uintptr_t>(p->frame.image.view().data),
+      std::vector<std::uintptr_t> key = {reinterpret_cast<std::uintptr_t>(p->frame.view().data),
                                          static_cast<std::uintptr_t>(p->timed)};
       for (const auto& [name, out] : p->outputs) {
         key.push_back(reinterpret_cast<std::uintptr_t>(out.view().data));
@@ -376,7 +395,7 @@ class CudaExecutor : public Executor {
 #endif
       }
     };
-    attach(views.at(kFrameImage));
+    if (!p.frame.device) attach(views.at(kFrameImage));  // a device frame is not managed memory
     for (const auto& [name, img] : p.outputs) attach(views.at(name));
   }
 
@@ -429,7 +448,8 @@ class CudaExecutor : public Executor {
         rec.images[name] = std::move(img);
       }
       if (std::find(keep_.begin(), keep_.end(), kFrameImage) != keep_.end()) {
-        rec.images[kFrameImage] = p.frame.image;
+        rec.images[kFrameImage] =
+            p.frame.device ? download_device_frame(*p.frame.device) : p.frame.image;
       }
       if (clock_->ok()) collect_timing(plan_, s_, slot, p, *clock_);
       if (!clock_->ok()) {

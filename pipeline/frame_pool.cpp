@@ -86,12 +86,12 @@ struct FramePool::State : std::enable_shared_from_this<FramePool::State> {
       throw Error("image size must be positive, got " + std::to_string(width) + "x" +
                   std::to_string(height));
     }
-    const std::size_t row = static_cast<std::size_t>(width) * bytes_per_pixel(format);
+    const std::size_t row = min_pitch(width, format);
     const std::size_t pitch = (row + kPitchAlign - 1) / kPitchAlign * kPitchAlign;
-    const Buffer b = take(pitch * static_cast<std::size_t>(height));
+    const Buffer b = take(image_bytes(width, height, format, pitch));
     std::shared_ptr<State> self = shared_from_this();
     std::shared_ptr<std::uint8_t[]> storage(b.host, [self](std::uint8_t* p) { self->give_back(p); });
-    return HostImage(std::move(storage), ImageView{b.host, width, height, pitch, format});
+    return HostImage(std::move(storage), make_view(b.host, width, height, format, pitch));
   }
 
   const PoolMemory memory;
@@ -128,6 +128,15 @@ bool FramePool::device_view(const ImageView& image, ImageView* device) const {
   if (offset + need > b.bytes) return false;
   *device = image;
   device->data = b.device + offset;
+  if (image.uv != nullptr) {  // NV12's chroma plane: in the same buffer (allocate() puts it there)
+    if (image.uv < b.host) return false;
+    const std::size_t uv_offset = static_cast<std::size_t>(image.uv - b.host);
+    const std::size_t uv_need =
+        (static_cast<std::size_t>(chroma_rows(image.height)) - 1) * image.uv_pitch +
+        min_pitch(image.width, image.format);
+    if (uv_offset + uv_need > b.bytes) return false;
+    device->uv = b.device + uv_offset;
+  }
   return true;
 }
 

@@ -41,7 +41,8 @@ void FrameScheduler::copy_strips_in(const ImageView& frame_dev, bool capturing, 
   const std::vector<int>& b = frame_.plan.bounds;
   const int strips = frame_.plan.strips;
   const bool copy_stream = s_.copy_streams();
-  const ImageView host = frame_.frame.image.view();
+  const ImageView host = luma_plane(frame_.frame.image.view());  // NV12: its luma plane
+  const bool resident = frame_.frame.device != nullptr;          // a device frame: nothing to copy
   const int first = frame_.plan.first_copy;
   for (int k = 0; k < strips; ++k) {
     const cudaStream_t s = copy_stream ? slot.copy_in.get() : slot.strip_stream(k);
@@ -51,7 +52,7 @@ void FrameScheduler::copy_strips_in(const ImageView& frame_dev, bool capturing, 
       if (timed_strip(s_.timing, j, strips, true))
         record_timing(slot.t_start[j].get(), s, capturing);
     }
-    if (s_.memory == MemoryStrategy::kPinnedChunked) {
+    if (s_.memory == MemoryStrategy::kPinnedChunked && !resident) {
       JP_CUDA(copy_rows(frame_dev, host, b[k0], b[k + 1], cudaMemcpyHostToDevice, s));
     }
     if (begin_after_first && k == first - 1) {

@@ -55,13 +55,14 @@ void collect_timing(const PipelinePlan& plan, const ExecSettings& s, Slot& slot,
   auto strip_track = [&](int k) {
     return prefix + (slot.streams.empty() ? " main" : " strip " + std::to_string(k));
   };
-  // Copies in: per strip, or first start to last end.
+  // Copies in: per strip, or first start to last end (none for a device frame).
+  const bool copied_in = s.memory == MemoryStrategy::kPinnedChunked && !p.frame.device;
   std::vector<double> prev(strips, 0.0);
   if (all) {
     for (int k = 0; k < strips; ++k) {
       const double a = clock.since_origin(slot.t_start[k].get());
       prev[k] = clock.since_origin(slot.t_h2d[k].get());
-      if (s.memory == MemoryStrategy::kPinnedChunked) {
+      if (copied_in) {
         rec.spans.push_back({Span::kH2D, "h2d " + std::to_string(k),
                              prefix + copy_track(s, slot, "in", k), a, prev[k]});
       }
@@ -69,7 +70,7 @@ void collect_timing(const PipelinePlan& plan, const ExecSettings& s, Slot& slot,
   } else {
     const double a = clock.since_origin(slot.t_start[0].get());
     prev[last] = clock.since_origin(slot.t_h2d[last].get());
-    if (s.memory == MemoryStrategy::kPinnedChunked) {
+    if (copied_in) {
       rec.spans.push_back(
           {Span::kH2D, "h2d", prefix + copy_track(s, slot, "in", 0), a, prev[last]});
     }

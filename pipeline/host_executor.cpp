@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "core/error.h"
+#include "pipeline/device_frame.h"
 #include "pipeline/executor.h"
 
 namespace jetpipe {
@@ -77,10 +78,15 @@ class HostExecutor : public Executor {
     rec.source = frame.source;
     rec.error = frame.error;
     if (rec.error.empty()) {
-      rec.width = frame.image.width();
-      rec.height = frame.image.height();
+      rec.width = frame.view().width;
+      rec.height = frame.view().height;
       const std::string label = "frame " + std::to_string(frame.index) + " (" + frame.source + ")";
       try {
+        // A device frame comes to the host first; the owner goes back once copied.
+        if (frame.device) {
+          frame.image = download_device_frame(*frame.device);
+          frame.device.reset();
+        }
         run(frame.image, &rec);
       } catch (const Error& e) {
         rec.error = label + ": " + e.what();
@@ -126,7 +132,8 @@ class HostExecutor : public Executor {
   }
 
   void run(const HostImage& frame, FrameRecord* rec) {
-    std::map<std::string, ImageView> views = {{kFrameImage, frame.view()}};
+    // The stages read NV12's luma plane as the frame; a kept frame keeps both planes.
+    std::map<std::string, ImageView> views = {{kFrameImage, luma_plane(frame.view())}};
     const std::vector<int> bounds = strip_bounds(frame.height(), chunks_, ratio_);
     const int strips = static_cast<int>(bounds.size()) - 1;
     for (const auto& stage : cfg_.stages) {
@@ -151,6 +158,12 @@ class HostExecutor : public Executor {
       }
     }
     for (const auto& name : keep_) {
+      if (name == kFrameImage) {
+        HostImage copy(frame.width(), frame.height(), frame.format());
+        copy_image(frame.view(), copy.view());
+        rec->images[name] = std::move(copy);
+        continue;
+      }
       auto it = views.find(name);
       if (it == views.end()) continue;
       HostImage copy(it->second.width, it->second.height, it->second.format);

@@ -153,7 +153,11 @@ class FilterStage : public Stage {
 class ToGrayStage : public Stage {
  public:
   bool accepts(PixelFormat in, std::string* why) const override {
-    return accept_formats(in, {PixelFormat::kBgr8, PixelFormat::kRgb8, PixelFormat::kGray8}, why);
+    return accept_formats(
+        in,
+        {PixelFormat::kBgr8, PixelFormat::kRgb8, PixelFormat::kBgrx8, PixelFormat::kRgbx8,
+         PixelFormat::kRgba8, PixelFormat::kGray8, PixelFormat::kNv12},
+        why);
   }
   PixelFormat output_format(PixelFormat) const override { return PixelFormat::kGray8; }
   void run_cpu(int, const ImageView& in, const ImageView& out, int, int y0, int y1) override {

@@ -17,7 +17,11 @@ std::vector<ParamSpec> with_border(std::vector<ParamSpec> specs) {
 std::vector<StageType> build_types() {
   using T = ParamType;
   std::vector<StageType> t;
-  t.push_back({"to_gray", "BGR8/RGB8 → GRAY8 with OpenCV cvtColor's weights and rounding", true, {},
+  t.push_back({"to_gray",
+               "BGR8/RGB8/BGRx/RGBx/RGBA → GRAY8 with OpenCV cvtColor's weights and rounding "
+               "(NV12: its luma)",
+               true,
+               {},
                make_to_gray});
   t.push_back({"gaussian", "Gaussian blur (OpenCV GaussianBlur), GRAY8 → GRAY8", true,
                with_border({

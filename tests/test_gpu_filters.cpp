@@ -480,8 +480,8 @@ TEST(GpuFastRows, EveryRowsPerWarpMatchesTwin) {
 #endif
 }
 
-// gaussian fused with to_gray: a BGR8 / RGB8 source is read as its to_gray image. Equals
-// to_gray_ref then gaussian_ref, bit for bit, for every border, the fast kernel's radii
+// gaussian fused with to_gray: a BGR8 / RGB8 / BGRx / RGBA source is read as its to_gray image.
+// Equals to_gray_ref then gaussian_ref, bit for bit, for every border, the fast kernel's radii
 // (ksize 3..9) and the tile engine's (ksize 11), the identity (ksize 1), three layouts
 // (cudaMallocPitch; rows padded by 13 bytes; an ROI at x offset 1: byte loads), as one launch and
 // as two uneven row strips.
@@ -520,7 +520,8 @@ TEST(GpuGaussianColour, MatchesToGrayThenTwin) {
   sizes.push_back({1441, 16});  // a strip moved left onto x0_last; the fewest rows it takes
   sizes.push_back(kBig);
   for (const Size2& sz : sizes) {
-    for (PixelFormat f : {PixelFormat::kBgr8, PixelFormat::kRgb8}) {
+    for (PixelFormat f :
+         {PixelFormat::kBgr8, PixelFormat::kRgb8, PixelFormat::kBgrx8, PixelFormat::kRgba8}) {
       const HostImage colour = random_image(sz.w + 1, sz.h, f, rng);  // +1: room for the ROI
       const ImageView full = colour.view();
       HostImage gray(sz.w, sz.h, PixelFormat::kGray8);
@@ -557,25 +558,27 @@ TEST(GpuGaussianColour, StagedRowsPerWarpMatchTwin) {
 #if JETPIPE_HAVE_CUDA
   std::mt19937 rng(fresh_seed());
   for (const Size2& sz : {Size2{1000, 40}, Size2{517, 19}, Size2{1920, 67}}) {
-    const HostImage colour = random_image(sz.w, sz.h, PixelFormat::kBgr8, rng);
-    HostImage gray(sz.w, sz.h, PixelFormat::kGray8);
-    to_gray_ref(colour.view(), gray.view(), 0, sz.h);
-    const DeviceImage src = test::upload(colour.view());
-    for (int bi : {0, 3}) {
-      for (int ksize : {3, 5, 9}) {
-        const GaussianParams p = resolve_gaussian(ksize, 0, kBorders[bi].border);
-        HostImage want(sz.w, sz.h, PixelFormat::kGray8);
-        gaussian_ref(p, gray.view(), want.view(), 0, sz.h);
-        for (int rows = 1; rows <= 4; ++rows) {
-          for (bool early : {true, false}) {
-            SCOPED_TRACE(std::to_string(sz.w) + "x" + std::to_string(sz.h) + " " +
-                         kBorders[bi].name + " ksize " + std::to_string(ksize) + " rows " +
-                         std::to_string(rows) + " early trigger " + std::to_string(early));
-            FilterLaunchOptions o;
-            o.rows_per_warp = rows;
-            LaunchContext ctx;
-            ctx.early_trigger = early;
-            expect_colour_gaussian(p, src.view(), want.view(), ctx, o);
+    for (PixelFormat f : {PixelFormat::kBgr8, PixelFormat::kRgbx8}) {
+      const HostImage colour = random_image(sz.w, sz.h, f, rng);
+      HostImage gray(sz.w, sz.h, PixelFormat::kGray8);
+      to_gray_ref(colour.view(), gray.view(), 0, sz.h);
+      const DeviceImage src = test::upload(colour.view());
+      for (int bi : {0, 3}) {
+        for (int ksize : {3, 5, 9}) {
+          const GaussianParams p = resolve_gaussian(ksize, 0, kBorders[bi].border);
+          HostImage want(sz.w, sz.h, PixelFormat::kGray8);
+          gaussian_ref(p, gray.view(), want.view(), 0, sz.h);
+          for (int rows = 1; rows <= 4; ++rows) {
+            for (bool early : {true, false}) {
+              SCOPED_TRACE(std::to_string(sz.w) + "x" + std::to_string(sz.h) + " " + to_string(f) +
+                           " " + kBorders[bi].name + " ksize " + std::to_string(ksize) + " rows " +
+                           std::to_string(rows) + " early trigger " + std::to_string(early));
+              FilterLaunchOptions o;
+              o.rows_per_warp = rows;
+              LaunchContext ctx;
+              ctx.early_trigger = early;
+              expect_colour_gaussian(p, src.view(), want.view(), ctx, o);
+            }
           }
         }
       }

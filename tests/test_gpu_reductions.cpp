@@ -766,11 +766,15 @@ void check_to_gray(const HostImage& host, Layout in_layout, Layout out_layout, i
   }
 }
 
-TEST(GpuToGray, BgrRgbGrayExactAllLayouts) {
+// Every frame format: BGR8 / RGB8, the 4-byte layouts (byte 3 random), GRAY8 and NV12 (its luma
+// plane).
+TEST(GpuToGray, EveryFrameFormatExactAllLayouts) {
   JP_REQUIRE_GPU();
   std::mt19937 rng(fresh_seed());
   int roi_x = 0;
-  for (PixelFormat f : {PixelFormat::kBgr8, PixelFormat::kRgb8, PixelFormat::kGray8}) {
+  for (PixelFormat f :
+       {PixelFormat::kBgr8, PixelFormat::kRgb8, PixelFormat::kBgrx8, PixelFormat::kRgbx8,
+        PixelFormat::kRgba8, PixelFormat::kGray8, PixelFormat::kNv12}) {
     for (const Size2& s : kSizes) {
       const HostImage host = random_image(s.w, s.h, f, rng);
       for (Layout in : kLayouts) {

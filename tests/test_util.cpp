@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <stdexcept>
 #include <system_error>
 #include <vector>
 
@@ -47,7 +48,50 @@ HostImage random_image(int width, int height, PixelFormat format, std::mt19937& 
       }
     }
   }
+  if (format == PixelFormat::kNv12) {  // the chroma plane too
+    std::uniform_int_distribution<int> d(0, 255);
+    for (int y = 0; y < chroma_rows(height); ++y) {
+      std::uint8_t* r = v.uv + static_cast<std::size_t>(y) * v.uv_pitch;
+      for (std::size_t i = 0; i < min_pitch(width, format); ++i)
+        r[i] = static_cast<std::uint8_t>(d(rng));
+    }
+  }
   return img;
+}
+
+HostImage as_format(const ImageView& src, PixelFormat format, std::mt19937& rng, int pad_bytes) {
+  const bool from_gray = src.format == PixelFormat::kGray8;
+  if (!from_gray && src.format != PixelFormat::kBgr8)
+    throw std::invalid_argument("as_format: gray8 or bgr8 in");
+  HostImage out(src.width, src.height, format, min_pitch(src.width, format) + pad_bytes);
+  const ImageView v = out.view();
+  std::uniform_int_distribution<int> d(0, 255);
+  const int bpp = bytes_per_pixel(format);
+  for (int y = 0; y < src.height; ++y) {
+    const std::uint8_t* s = src.row<const std::uint8_t>(y);
+    std::uint8_t* o = v.row<std::uint8_t>(y);
+    for (int x = 0; x < src.width; ++x) {
+      if (format == PixelFormat::kNv12 || format == PixelFormat::kGray8) {
+        o[x] = from_gray ? s[x] : s[3 * x + 1];
+        continue;
+      }
+      const std::uint8_t b = from_gray ? s[x] : s[3 * x], g = from_gray ? s[x] : s[3 * x + 1],
+                         r = from_gray ? s[x] : s[3 * x + 2];
+      std::uint8_t* p = o + bpp * x;
+      p[0] = red_first(format) ? r : b;
+      p[1] = g;
+      p[2] = red_first(format) ? b : r;
+      if (bpp == 4) p[3] = static_cast<std::uint8_t>(d(rng));  // ignored: any value
+    }
+  }
+  if (format == PixelFormat::kNv12) {
+    for (int y = 0; y < chroma_rows(src.height); ++y) {
+      std::uint8_t* r = v.uv + static_cast<std::size_t>(y) * v.uv_pitch;
+      for (std::size_t i = 0; i < min_pitch(src.width, format); ++i)
+        r[i] = static_cast<std::uint8_t>(d(rng));
+    }
+  }
+  return out;
 }
 
 void poison(const ImageView& v) {

@@ -20,6 +20,12 @@ std::uint32_t fresh_seed();
 HostImage random_image(int width, int height, PixelFormat format, std::mt19937& rng,
                        int pad_elems = 0);
 
+// The pixels of `src` (BGR8 or GRAY8) in `format`, rows padded by pad_bytes: BGR8 / RGB8 / BGRx /
+// RGBx / RGBA with the same colours (byte 3 random: to_gray must ignore it); GRAY8 / NV12 take the
+// green channel (or the gray) as their gray image, NV12's chroma random. So to_gray of the result
+// equals to_gray of src for the colour formats.
+HostImage as_format(const ImageView& src, PixelFormat format, std::mt19937& rng, int pad_bytes = 0);
+
 // Fills with a pattern that no algorithm would produce (to catch unwritten pixels).
 void poison(const ImageView& v);
 

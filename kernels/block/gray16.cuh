@@ -45,4 +45,19 @@ __device__ __forceinline__ uint4 gray16(const std::uint32_t (&w)[12], GrayWeight
   return make_uint4(out[0], out[1], out[2], out[3]);
 }
 
+// The same for 16 pixels of 4 bytes (BGRx / RGBx / RGBA: one word each, byte 3 ignored: the
+// weights' byte 3 is zero): 32 IDP4A, 16 LEA, 12 PRMT.
+__device__ __forceinline__ uint4 gray16_4(const std::uint32_t (&w)[16], GrayWeights k) {
+  std::uint32_t t[16];
+#pragma unroll
+  for (int i = 0; i < 16; ++i) t[i] = gray_t(w[i], k.hi, k.lo);
+  std::uint32_t out[4];
+#pragma unroll
+  for (int q = 0; q < 4; ++q) {
+    out[q] = __byte_perm(__byte_perm(t[4 * q], t[4 * q + 1], 0x62),
+                         __byte_perm(t[4 * q + 2], t[4 * q + 3], 0x62), 0x5410);
+  }
+  return make_uint4(out[0], out[1], out[2], out[3]);
+}
+
 }  // namespace jetpipe::dev

@@ -17,8 +17,8 @@
 
 namespace jetpipe::dev {
 
-template <class Epi>
-cudaError_t launch_fast_staged(const BgrSrc& src, const FastArgs& f, int radius, int y0, int y1,
+template <class Src, class Epi>
+cudaError_t launch_fast_staged(const Src& src, const FastArgs& f, int radius, int y0, int y1,
                                const Epi& epi, const LaunchContext& ctx, cudaStream_t stream,
                                int rows_per_warp) {
   StagedArgs a{};
@@ -32,7 +32,7 @@ cudaError_t launch_fast_staged(const BgrSrc& src, const FastArgs& f, int radius,
       static_cast<unsigned>(a.strips) * div_up(y1 - y0, kStagedWarps * a.rows_per_warp);
   const std::size_t smem = staged_smem_bytes(radius, a.rows_per_warp);
   return with_radius(radius, [&](auto r) {
-    return launch_pdl(fast_staged_kernel<decltype(r)::value, Epi>, grid, kStagedThreads, smem,
+    return launch_pdl(fast_staged_kernel<decltype(r)::value, Src, Epi>, grid, kStagedThreads, smem,
                       stream, src, a, epi);
   });
 }
@@ -110,7 +110,7 @@ cudaError_t launch_fast_separable(const Src& src, const int* kx, const int* ky, 
   a.dst = dst.data;
   a.dst_pitch = dst.pitch;
   const FilterPolicy& pol = current_filter_policy();
-  if constexpr (std::is_same_v<Src, BgrSrc>) {  // docs/decisions/002-gaussian-staged-colour.md
+  if constexpr (kIsColourSrc<Src>) {  // docs/decisions/002-gaussian-staged-colour.md
     static_assert(std::is_same_v<Epi, GaussQ16Epilogue>, "colour sources: the gaussian only");
     return launch_fast_staged(src, a, ksize / 2, y0, y1, epi, ctx, stream,
                               launch_rows(rows_per_warp, pol.staged_rows));

@@ -24,6 +24,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 
 #include "core/border.h"
 #include "kernels/block/gray16.cuh"
@@ -192,13 +193,18 @@ struct GlobalSrc {
   }
 };
 
-// A BGR8 (or RGB8) image read as the GRAY8 image to_gray makes of it (kernels/to_gray.h: OpenCV's
-// Y = (R·9798 + G·19235 + B·3735 + 2^14) >> 15, exact), border remapped in software outside it:
-// a filter fused with the to_gray before it reads the colour frame once and never writes the gray
-// image. Rows, the border and the alignment are GlobalSrc's over the colour view (its width in
-// pixels, vec: data and pitch 16-byte aligned, so 16 pixels are three 16-byte loads); the pixel
-// reads below convert. The constant border applies to the gray image (fill4), as after to_gray.
-struct BgrSrc : GlobalSrc {
+// A colour image, BGR8 / RGB8 (kBpp 3) or BGRx / RGBx / RGBA (kBpp 4, byte 3 ignored), read as the
+// GRAY8 image to_gray makes of it (kernels/to_gray.h: OpenCV's Y = (R·9798 + G·19235 + B·3735 +
+// 2^14) >> 15, exact), border remapped in software outside it: a filter fused with the to_gray
+// before it reads the colour frame once and never writes the gray image. Rows, the border and the
+// alignment are GlobalSrc's over the colour view (its width in pixels, vec: data and pitch 16-byte
+// aligned, so 16 pixels are kBpp 16-byte loads); the pixel reads below convert. The constant border
+// applies to the gray image (fill4), as after to_gray.
+template <int kBpp>
+struct ColourSrc : GlobalSrc {
+  static_assert(kBpp == 3 || kBpp == 4, "3- or 4-byte pixels");
+  static constexpr int kPixelBytes = kBpp;
+  static constexpr int kWords = 4 * kBpp;  // 32-bit words of 16 pixels
   std::uint32_t w0, w2;  // the weights of bytes 0 and 2 of a pixel (B and R for BGR; swapped: RGB)
   GrayWeights bytes;     // w0, kToGrayG, w2 as gray16 takes them (kernels/block/gray16.cuh)
 
@@ -206,22 +212,28 @@ struct BgrSrc : GlobalSrc {
                                                 std::uint32_t b2) const {
     return (b0 * w0 + b1 * kToGrayG + b2 * w2 + (1u << (kToGrayShift - 1))) >> kToGrayShift;
   }
-  // 16 gray pixels from 48 colour bytes in 12 words (byte k of the run in word k / 4).
-  __device__ __forceinline__ uint4 convert16(const std::uint32_t (&w)[12]) const {
-    return gray16(w, bytes);
+  // 16 gray pixels from their colour bytes in kWords words (byte k of the run in word k / 4).
+  __device__ __forceinline__ uint4 convert16(const std::uint32_t (&w)[kWords]) const {
+    if constexpr (kBpp == 3) {
+      return gray16(w, bytes);
+    } else {
+      return gray16_4(w, bytes);
+    }
   }
   // Pixels x .. x + 15 of a row inside the image (0 ≤ x ≤ width − 16).
   __device__ __forceinline__ uint4 inside16(Row r, int x) const {
-    const std::uint8_t* p = r + 3 * x;
-    std::uint32_t w[12];
+    const std::uint8_t* p = r + kBpp * x;
+    std::uint32_t w[kWords];
     if (vec && (x & 15) == 0) {
       const uint4* q = reinterpret_cast<const uint4*>(p);
-      const uint4 a = __ldg(q), b = __ldg(q + 1), c = __ldg(q + 2);
-      w[0] = a.x, w[1] = a.y, w[2] = a.z, w[3] = a.w, w[4] = b.x, w[5] = b.y;
-      w[6] = b.z, w[7] = b.w, w[8] = c.x, w[9] = c.y, w[10] = c.z, w[11] = c.w;
+#pragma unroll
+      for (int i = 0; i < kBpp; ++i) {
+        const uint4 v = __ldg(q + i);
+        w[4 * i] = v.x, w[4 * i + 1] = v.y, w[4 * i + 2] = v.z, w[4 * i + 3] = v.w;
+      }
     } else {
 #pragma unroll
-      for (int i = 0; i < 12; ++i) {
+      for (int i = 0; i < kWords; ++i) {
         w[i] = pack4(__ldg(p + 4 * i), __ldg(p + 4 * i + 1), __ldg(p + 4 * i + 2),
                      __ldg(p + 4 * i + 3));
       }
@@ -232,24 +244,27 @@ struct BgrSrc : GlobalSrc {
   __device__ uint4 chunk_in(Row r, int x) const = delete;
   // A gray chunk in two steps (x a multiple of 16, vec), so that a thread has several chunks' loads
   // in flight before the first conversion waits (the staged kernel, kernels/filters/
-  // staged_kernel.cuh): load_in issues the three 16-byte loads (unconditionally: a constant
+  // staged_kernel.cuh): load_in issues the kBpp 16-byte loads (unconditionally: a constant
   // border's row reads row 0 and is replaced), convert_in makes the gray chunk of them.
   struct Raw {
-    uint4 a, b, c;
+    uint4 q[kBpp];
     bool fill;
   };
   __device__ __forceinline__ Raw load_in(Row r, int x) const {
     Raw v;
     v.fill = r == nullptr;
-    const uint4* q = reinterpret_cast<const uint4*>((v.fill ? data : r) + 3 * x);
-    v.a = __ldg(q);
-    v.b = __ldg(q + 1);
-    v.c = __ldg(q + 2);
+    const uint4* q = reinterpret_cast<const uint4*>((v.fill ? data : r) + kBpp * x);
+#pragma unroll
+    for (int i = 0; i < kBpp; ++i) v.q[i] = __ldg(q + i);
     return v;
   }
   __device__ __forceinline__ uint4 convert_in(const Raw& v) const {
-    const std::uint32_t w[12] = {v.a.x, v.a.y, v.a.z, v.a.w, v.b.x, v.b.y,
-                                 v.b.z, v.b.w, v.c.x, v.c.y, v.c.z, v.c.w};
+    std::uint32_t w[kWords];
+#pragma unroll
+    for (int i = 0; i < kBpp; ++i) {
+      w[4 * i] = v.q[i].x, w[4 * i + 1] = v.q[i].y, w[4 * i + 2] = v.q[i].z,
+            w[4 * i + 3] = v.q[i].w;
+    }
     const uint4 g = convert16(w);
     return v.fill ? splat16(fill4) : g;
   }
@@ -260,7 +275,7 @@ struct BgrSrc : GlobalSrc {
       x = border_remap(x, width, mode);
       if (x < 0) return static_cast<std::uint8_t>(fill4);
     }
-    const std::uint8_t* p = r + 3 * x;
+    const std::uint8_t* p = r + kBpp * x;
     return static_cast<std::uint8_t>(gray(p[0], p[1], p[2]));
   }
 
@@ -279,7 +294,7 @@ struct BgrSrc : GlobalSrc {
         std::uint32_t c[24];
 #pragma unroll
         for (int i = 0; i < 8; ++i) {
-          const std::uint8_t* p = r + 3 * max(sx[h + i], 0);
+          const std::uint8_t* p = r + kBpp * max(sx[h + i], 0);
           c[3 * i] = __ldg(p), c[3 * i + 1] = __ldg(p + 1), c[3 * i + 2] = __ldg(p + 2);
         }
 #pragma unroll
@@ -300,6 +315,11 @@ struct BgrSrc : GlobalSrc {
     }
   }
 };
+using BgrSrc = ColourSrc<3>;   // BGR8 / RGB8
+using BgrxSrc = ColourSrc<4>;  // BGRx / RGBx / RGBA
+
+template <class Src>
+inline constexpr bool kIsColourSrc = std::is_same_v<Src, BgrSrc> || std::is_same_v<Src, BgrxSrc>;
 
 // Texture fetches. Hardware modes: raw coordinates (normalized for mirror and wrap); remap modes:
 // border_remap first, then an in-range fetch of a clamp-mode texture.

@@ -11,22 +11,23 @@
 
 namespace jetpipe::dev {
 
-// The strip kernel (fast_kernel.cuh) converts every input row of a warp to gray, and a warp of rpw output rows
-// (4 at 1080p) reads rpw + 2R input rows: each colour pixel is converted (rpw + 2R) / rpw times,
-// twice at 1080p, and the conversion is most of the work. Here a block of 8 warps owns one strip of
-// 512 input columns (X0 = 480·s, lanes as above) and 8·rw output rows: it converts its 8·rw + 2R
-// input rows once into shared memory (a thread's loads of kStagedBatch chunks issued before the
-// first conversion), then each warp runs fast_strip over its rw rows from there (1.25 conversions
-// a pixel at rw = 2, R = 2). The strips start at column 0, so there are no edge blocks: the
-// columns left of the image, and right of it for the last strip, are read through the border a
-// pixel a thread (BgrSrc::pixel), and the image's last columns are stored in part
+// The strip kernel (fast_kernel.cuh) converts every input row of a warp to gray, and a warp of rpw
+// output rows (4 at 1080p) reads rpw + 2R input rows: each colour pixel is converted (rpw + 2R) /
+// rpw times, twice at 1080p, and the conversion is most of the work. Here a block of 8 warps owns
+// one strip of 512 input columns (X0 = 480·s, lanes as above) and 8·rw output rows: it converts its
+// 8·rw + 2R input rows once into shared memory (a thread's loads of kStagedBatch chunks issued
+// before the first conversion), then each warp runs fast_strip over its rw rows from there (1.25
+// conversions a pixel at rw = 2, R = 2). The strips start at column 0, so there are no edge blocks:
+// the columns left of the image, and right of it for the last strip, are read through the border a
+// pixel a thread (ColourSrc::pixel), and the image's last columns are stored in part
 // (Epi::store_part). Used for every gaussian over a colour source that the fast kernel takes
 // (launch_fast_separable; docs/decisions/002-gaussian-staged-colour.md). Rows a warp: the policy's
 // staged_rows (kernels/tuning_filters.h).
 constexpr int kStagedWarps = 8;
 constexpr int kStagedThreads = 32 * kStagedWarps;
 constexpr int kStagedRowBytes = 512;  // one strip: 32 chunks of 16 gray pixels
-constexpr int kStagedBatch = 3;       // chunks a thread loads before converting (36 registers)
+constexpr int kStagedBatch = 3;       // chunks a thread loads before converting (36 registers;
+                                      // 2 for 4-byte pixels: 32)
 constexpr int kStagedMaxRows = 4;     // rows a warp at most
 
 struct StagedArgs {
@@ -59,9 +60,9 @@ constexpr int staged_min_blocks() {
 
 // Grid: strips · ceil((y1 − y0) / (8 · rows_per_warp)) blocks of kStagedThreads; dynamic shared
 // memory staged_smem_bytes().
-template <int R, class Epi>
+template <int R, class Src, class Epi>
 __global__ void __launch_bounds__(kStagedThreads, staged_min_blocks<R>())
-    fast_staged_kernel(const BgrSrc src, const StagedArgs a, const Epi epi) {
+    fast_staged_kernel(const Src src, const StagedArgs a, const Epi epi) {
   BlockTrace trace(1);
   if (a.early) pdl_trigger();
   extern __shared__ __align__(16) std::uint8_t smem[];
@@ -75,11 +76,12 @@ __global__ void __launch_bounds__(kStagedThreads, staged_min_blocks<R>())
   const int tid = static_cast<int>(threadIdx.x);
   pdl_wait();  // the kernel before it has finished (launch_pdl)
   trace.waited();
-  // The chunks inside the image, kStagedBatch a thread at a time: their loads, then their use.
-  for (int base = 0; base < units; base += kStagedBatch * kStagedThreads) {
-    typename BgrSrc::Raw raw[kStagedBatch];
+  // The chunks inside the image, kBatch a thread at a time: their loads, then their use.
+  constexpr int kBatch = Src::kPixelBytes == 4 ? 2 : kStagedBatch;
+  for (int base = 0; base < units; base += kBatch * kStagedThreads) {
+    typename Src::Raw raw[kBatch];
 #pragma unroll
-    for (int k = 0; k < kStagedBatch; ++k) {
+    for (int k = 0; k < kBatch; ++k) {
       const int u = base + tid + k * kStagedThreads;
       const int x = x_first + 16 * (u & 31);
       if (u < units && x >= 0 && x + 16 <= width) {
@@ -87,7 +89,7 @@ __global__ void __launch_bounds__(kStagedThreads, staged_min_blocks<R>())
       }
     }
 #pragma unroll
-    for (int k = 0; k < kStagedBatch; ++k) {
+    for (int k = 0; k < kBatch; ++k) {
       const int u = base + tid + k * kStagedThreads;
       const int x = x_first + 16 * (u & 31);
       if (u < units && x >= 0 && x + 16 <= width) {

@@ -69,19 +69,19 @@ inline GlobalSrc make_global_src(const ImageView& v, const Border& border) {
   return s;
 }
 
-// A BGR8 / RGB8 view read as its to_gray image (filters fused with the to_gray before them).
-inline BgrSrc make_bgr_src(const ImageView& v, const Border& border) {
-  BgrSrc s;
+// A colour view (BGR8 / RGB8: kBpp 3; BGRx / RGBx / RGBA: 4) read as its to_gray image (filters
+// fused with the to_gray before them).
+template <int kBpp>
+inline ColourSrc<kBpp> make_colour_src(const ImageView& v, const Border& border) {
+  ColourSrc<kBpp> s;
   static_cast<GlobalSrc&>(s) = make_global_src(v, border);
-  const bool rgb = v.format == PixelFormat::kRgb8;
+  const bool rgb = red_first(v.format);
   s.w0 = rgb ? kToGrayR : kToGrayB;  // byte 0: R of RGB, B of BGR
   s.w2 = rgb ? kToGrayB : kToGrayR;
   s.bytes = gray_weights(rgb);
   return s;
 }
-inline bool is_colour(const ImageView& v) {
-  return v.format == PixelFormat::kBgr8 || v.format == PixelFormat::kRgb8;
-}
+inline bool is_colour(const ImageView& v) { return jetpipe::is_colour(v.format); }
 
 // Calls f(GlobalSrc) or f(TexSrc) and returns what it returns.
 template <class F>

@@ -293,6 +293,10 @@ std::string preferred_extension(PixelFormat format) {
       return have_opencv_codecs() ? "png" : "pgm";
     case PixelFormat::kBgr8:
     case PixelFormat::kRgb8:
+    case PixelFormat::kBgrx8:
+    case PixelFormat::kRgbx8:
+    case PixelFormat::kRgba8:
+    case PixelFormat::kNv12:
       return have_opencv_codecs() ? "png" : "ppm";
     case PixelFormat::kS16:
     case PixelFormat::kF32:

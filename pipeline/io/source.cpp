@@ -87,6 +87,13 @@ std::unique_ptr<Source> open_any(const std::string& uri, const SourceOptions& op
 
 }  // namespace
 
+std::shared_ptr<void> DeviceFrame::release_with(std::function<void()> release) {
+  if (!release) return nullptr;
+  // A non-null dummy pointer: shared_ptr runs a deleter only for a non-null pointer.
+  static char token;
+  return std::shared_ptr<void>(&token, [f = std::move(release)](void*) { f(); });
+}
+
 HostImage Source::new_image(int width, int height, PixelFormat format) const {
   const std::uint64_t bytes = static_cast<std::uint64_t>(width) *
                               static_cast<std::uint64_t>(height) *

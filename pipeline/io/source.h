@@ -44,19 +44,56 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
 
 #include "core/image.h"
 
+// cudaStream_t and cudaEvent_t are pointers to these: DeviceFrame names them without the CUDA
+// headers.
+struct CUstream_st;
+struct CUevent_st;
+
 namespace jetpipe {
+
+// A frame that is already in device memory: a Jetson NVMM surface mapped into CUDA, a GPU decoder's
+// buffer, a caller's device array. The CUDA executor reads it in place (no copy, no staging, for
+// every memory strategy); the other executor copies it to the host first (CUDA builds).
+//
+//   DeviceFrame d;
+//   d.view = {dev_ptr, 1920, 1080, pitch, PixelFormat::kBgr8};   // NV12: also .uv, .uv_pitch
+//   d.ready_stream = my_stream;                     // the frame is written by work on my_stream
+//   d.owner = DeviceFrame::release_with([=] { give_back(dev_ptr); });
+//   Frame f;  f.device = std::make_shared<DeviceFrame>(std::move(d));
+//   executor.submit(std::move(f));                  // or Pipeline::process(d)
+//
+// Device memory here: cudaMalloc'd, cudaMallocManaged, mapped host memory (the device pointer) or
+// an EGL / NVMM mapping; pageable host memory is refused with a frame error. The pixels must not
+// change until the owner is released.
+struct DeviceFrame {
+  ImageView view;                       // device pointers: planes, pitches, format
+  CUevent_st* ready_event = nullptr;    // ready once this event has completed (wins over stream)
+  CUstream_st* ready_stream = nullptr;  // else: once the work queued on this stream so far is done
+                                        // (both null: ready now)
+  // Released (the last reference dropped, its deleter run) once the frame's GPU work has
+  // completed, or once the frame fails; never from a CUDA callback. May be null.
+  std::shared_ptr<void> owner;
+
+  // An owner that calls `release` once, when dropped.
+  static std::shared_ptr<void> release_with(std::function<void()> release);
+};
 
 struct Frame {
   std::int64_t index = 0;  // 0-based position in the input
   std::string source;      // the frame file's name, or a timestamp / position for video and tests
-  HostImage image;         // empty when error is set
+  HostImage image;         // empty when error is set or the frame is in device memory
+  std::shared_ptr<const DeviceFrame> device;  // set: the frame is in device memory (image empty)
   std::string error;       // why this frame could not be read (the run goes on)
+
+  // The frame's pixels, wherever they are (device->view or image.view()).
+  ImageView view() const { return device ? device->view : image.view(); }
 };
 
 class Source {

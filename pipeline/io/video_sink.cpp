@@ -58,17 +58,27 @@ HostImage to_video_image(const ImageView& src) {
       copy_image(src, out.view());
       return out;
     }
-    case PixelFormat::kRgb8: {
+    case PixelFormat::kRgb8:
+    case PixelFormat::kBgrx8:
+    case PixelFormat::kRgbx8:
+    case PixelFormat::kRgba8: {
       HostImage out(src.width, src.height, PixelFormat::kBgr8);
+      const int bpp = bytes_per_pixel(src.format);
+      const bool rgb = red_first(src.format);
       for (int y = 0; y < src.height; ++y) {
         const std::uint8_t* s = src.row<std::uint8_t>(y);
         std::uint8_t* d = out.view().row<std::uint8_t>(y);
         for (int x = 0; x < src.width; ++x) {
-          d[3 * x] = s[3 * x + 2];
-          d[3 * x + 1] = s[3 * x + 1];
-          d[3 * x + 2] = s[3 * x];
+          d[3 * x] = s[bpp * x + (rgb ? 2 : 0)];
+          d[3 * x + 1] = s[bpp * x + 1];
+          d[3 * x + 2] = s[bpp * x + (rgb ? 0 : 2)];
         }
       }
+      return out;
+    }
+    case PixelFormat::kNv12: {  // its luma plane, the gray image the stages read
+      HostImage out(src.width, src.height, PixelFormat::kGray8);
+      copy_image(luma_plane(src), out.view());
       return out;
     }
     case PixelFormat::kS16: {

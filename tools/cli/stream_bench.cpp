@@ -7,7 +7,8 @@
 // one frame at a time (submit, wait), median, beside the time of the frame's H2D copy alone
 // (pinned, one cudaMemcpy, synchronized). The PCIe floor: the bytes in and out of a frame over the
 // pinned H2D and D2H bandwidths measured here (64 MiB copies, median of 10), the two directions
-// overlapped: frame-bound fps = 1 / max(in / H2D, out / D2H).
+// overlapped: frame-bound fps = 1 / max(in / H2D, out / D2H). Device-frame rows: the same frames
+// already in device memory (DeviceFrame), read in place.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -158,21 +159,53 @@ struct Measured {
   std::string error;
 };
 
+// The frames in device memory (cudaMallocPitch), as device frames ready now: what a decoder or a
+// caller holding frames on the GPU hands over.
+struct DeviceFrames {
+  std::vector<std::shared_ptr<void>> memory;
+  std::vector<std::shared_ptr<const DeviceFrame>> frames;
+};
+DeviceFrames device_frames(const std::vector<HostImage>& images) {
+  DeviceFrames d;
+  for (const HostImage& img : images) {
+    const ImageView h = img.view();
+    void* p = nullptr;
+    std::size_t pitch = 0;
+    JP_CUDA(cudaMallocPitch(&p, &pitch, h.row_bytes(), static_cast<std::size_t>(h.height)));
+    d.memory.emplace_back(p, [](void* q) { cudaFree(q); });
+    JP_CUDA(cudaMemcpy2D(p, pitch, h.data, h.pitch, h.row_bytes(),
+                         static_cast<std::size_t>(h.height), cudaMemcpyHostToDevice));
+    DeviceFrame f;
+    f.view = make_view(static_cast<std::uint8_t*>(p), h.width, h.height, h.format, pitch);
+    d.frames.push_back(std::make_shared<const DeviceFrame>(std::move(f)));
+  }
+  return d;
+}
+
+// `device`: the frames are given as device frames (no copy in).
 Measured measure(const PipelineConfig& cfg, const PlatformProfile& profile,
-                 const std::vector<HostImage>& images, int frames) {
+                 const std::vector<HostImage>& images, int frames, bool device = false) {
   Measured m;
   m.profile = profile;
   try {
     std::unique_ptr<Executor> exec = make_executor(cfg, profile, {});
     m.executor = exec->describe();
-    const std::vector<HostImage> in = pool_frames(*exec, images);
+    const std::vector<HostImage> in = device ? images : pool_frames(*exec, images);
+    const DeviceFrames on_device = device ? device_frames(images) : DeviceFrames{};
     std::int64_t index = 0;
     FrameRecord rec;
     std::vector<double> lat;
     double host_ms = 0;  // in submit() and non-blocking take(): the executor's host cost
     double blocked_ms = 0;  // of which blocked on the device
     auto submit = [&] {
-      Frame f = memory_frame(profile, in, index);
+      Frame f;
+      if (device) {
+        f.index = index;
+        f.source = "device#" + std::to_string(index);
+        f.device = on_device.frames[static_cast<std::size_t>(index) % on_device.frames.size()];
+      } else {
+        f = memory_frame(profile, in, index);
+      }
       const auto h0 = Clock::now();
       const double b0 = exec->blocked_ms();
       ++index;
@@ -238,10 +271,11 @@ Measured measure(const PipelineConfig& cfg, const PlatformProfile& profile,
 // `repeat` runs of measure(); the one with the median frame rate (runs of a few hundred
 // milliseconds move by 5-10% between runs on a shared machine).
 Measured measure_median(const PipelineConfig& cfg, const PlatformProfile& profile,
-                        const std::vector<HostImage>& images, int frames, int repeat) {
+                        const std::vector<HostImage>& images, int frames, int repeat,
+                        bool device = false) {
   std::vector<Measured> runs;
   for (int i = 0; i < std::max(1, repeat); ++i) {
-    runs.push_back(measure(cfg, profile, images, frames));
+    runs.push_back(measure(cfg, profile, images, frames, device));
     if (!runs.back().error.empty()) return runs.back();
   }
   std::sort(runs.begin(), runs.end(), [](const Measured& a, const Measured& b) { return a.fps < b.fps; });
@@ -514,6 +548,43 @@ int cmd_bench_pipeline(const StreamBenchOptions& o) {
                   {"single_frame_gpu_ms", m.single_gpu_ms},
                   {"pcie_floor_fps", floor_fps},
                   {"frame_h2d_ms", h2d_ms}});
+      }
+      j["runs"].push_back(r);
+    }
+    // Frames already in device memory (DeviceFrame: a GPU decoder's, an NVMM surface's, a
+    // caller's): no bus in, so "x floor" is the rate over the PCIe-bound one.
+    std::printf("  device frames (already on the GPU; no copy in):\n");
+    const std::vector<PlatformProfile> device_runs = {
+        resolve_platform("discrete", nullptr),
+        make_profile("pinned-chunked", 1, 2, true, "auto", "frame"),
+        make_profile("pinned-chunked", 1, 3, true, "auto", "frame"),
+        make_profile("pinned-chunked", 1, 4, true, "auto", "frame"),
+        make_profile("zero-copy", 1, 3, true, "auto", "frame"),
+    };
+    for (const auto& p : device_runs) {
+      const std::string label = "device " + profile_label(p);
+      if (!selected(o.filter, label)) continue;
+      const Measured m = measure_median(cfg, p, frames, o.frames, o.repeat, true);
+      nlohmann::ordered_json r = {{"size", std::to_string(w) + "x" + std::to_string(h)},
+                                  {"strategy", label},
+                                  {"device_frames", true},
+                                  {"executor", m.executor}};
+      if (!m.error.empty()) {
+        std::printf("  %-66s error: %s\n", label.c_str(), m.error.c_str());
+        r["error"] = m.error;
+      } else {
+        std::printf("  %-66s %9.0f %5.2fx %9.3f %9.3f %11.3f %8s %8.1f %8.1f %9.3f\n",
+                    label.c_str(), m.fps, m.fps / floor_fps, m.p50_ms, m.p99_ms, m.single_ms, "-",
+                    m.host_us, m.busy_us, m.single_gpu_ms);
+        r.update({{"fps", m.fps},
+                  {"times_pcie_floor", m.fps / floor_fps},
+                  {"latency_p50_ms", m.p50_ms},
+                  {"latency_p99_ms", m.p99_ms},
+                  {"single_frame_ms", m.single_ms},
+                  {"host_us_per_frame", m.host_us},
+                  {"host_busy_us_per_frame", m.busy_us},
+                  {"single_frame_gpu_ms", m.single_gpu_ms},
+                  {"pcie_floor_fps", floor_fps}});
       }
       j["runs"].push_back(r);
     }
