@@ -124,11 +124,14 @@ RunStats Pipeline::run(Source& source, const std::function<bool(const FrameRecor
   while (s.next(&rec)) {
     if (!on_record(rec)) break;
   }
-  // Stopped early: records still in flight are taken (and dropped) so the next run starts clean.
+  drain();  // stopped early: the next run starts clean
+  return s.stats();
+}
+
+void Pipeline::drain() {
   FrameRecord rest;
   while (state_->exec->in_flight() > 0 && state_->exec->take(&rest, true)) {
   }
-  return s.stats();
 }
 
 FrameRecord Pipeline::process(const HostImage& image, std::int64_t index,

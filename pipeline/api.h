@@ -90,6 +90,9 @@ class Pipeline {
   };
   // The Stream refers to this Pipeline and to `source`: both must outlive it.
   Stream stream(Source& source, std::int64_t max_frames = -1);
+  // Takes and drops the records still in flight (a Stream left before its end), so the next
+  // stream or process() starts clean. run() does it itself.
+  void drain();
 
   // One image through the stages (a record with index `index`); throws nothing for a failing
   // frame: the record's error says why.

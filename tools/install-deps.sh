@@ -8,6 +8,8 @@ packages=(
   libyaml-cpp-dev nlohmann-json3-dev libcli11-dev  # required
   libopencv-dev                                # optional: PNG/JPEG/TIFF frames, video files, parity tests
   libgtest-dev                                 # tests
+  python3-dev pybind11-dev                     # optional: the Python module (python/)
+  python3-numpy python3-pytest                 # its tests
   # optional: GStreamer sources (cameras, video files, RTSP/RTP, videotestsrc) and video outputs
   libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev   # core, app, video (build)
   gstreamer1.0-plugins-base gstreamer1.0-plugins-good    # decodebin, videoconvert, v4l2src, rtsp/rtp, mp4mux, matroskamux

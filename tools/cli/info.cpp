@@ -1,30 +1,26 @@
 // SPDX-License-Identifier: MIT
-#include <cstdio>
-#include <filesystem>
-#include <system_error>
-#include <vector>
+#include "pipeline/info.h"
 
-#include "core/error.h"
-#include "pipeline/cuda_arch.h"
-#include "pipeline/io/image_io.h"
-#include "pipeline/platform.h"
+#include <cstdio>
+
 #include "stages/registry.h"
 #include "tools/cli/commands.h"
 
 namespace jetpipe::cli {
 
 int cmd_info() {
-  std::printf("jetpipe %s\n", JETPIPE_VERSION);
-  std::printf("build: CUDA %s, OpenCV %s, GStreamer %s\n", JETPIPE_HAVE_CUDA ? "yes" : "no",
-              JETPIPE_HAVE_OPENCV ? "yes" : "no", JETPIPE_HAVE_GSTREAMER ? "yes" : "no");
-  std::printf("frame files: PGM/PPM%s\n",
-              have_opencv_codecs() ? ", PNG, JPEG, BMP, TIFF (OpenCV)" : "");
-  const DeviceReport r = query_devices();
+  const BuildInfo b = gather_build_info();
+  std::printf("jetpipe %s\n", b.version.c_str());
+  std::printf("build: CUDA %s, OpenCV %s, GStreamer %s\n", b.cuda ? "yes" : "no",
+              b.opencv ? "yes" : "no", b.gstreamer ? "yes" : "no");
+  std::printf("frame files: PGM/PPM%s\n", b.opencv_codecs ? ", PNG, JPEG, BMP, TIFF (OpenCV)" : "");
+  const DeviceReport& r = b.devices;
   if (r.cuda_built) {
     std::printf("CUDA runtime %d, driver %d\n", r.runtime_version, r.driver_version);
-    std::printf("CUDA architectures in this binary: %s\n", built_cuda_architectures().c_str());
+    std::printf("CUDA architectures in this binary: %s\n", b.cuda_architectures.c_str());
     if (!r.runtime_error.empty()) std::printf("devices: none (%s)\n", r.runtime_error.c_str());
-    for (const auto& d : r.devices) {
+    for (std::size_t i = 0; i < r.devices.size(); ++i) {
+      const DeviceInfo& d = r.devices[i];
       std::printf(
           "device %d: %s, compute capability %d.%d, %d SMs, %.1f GiB, L2 %.0f MiB, %s, "
           "concurrent managed access %s, host page tables %s, map host memory %s\n",
@@ -34,33 +30,30 @@ int cmd_info() {
           d.concurrent_managed_access ? "yes" : "no",
           d.pageable_memory_access_uses_host_page_tables ? "yes" : "no",
           d.can_map_host_memory ? "yes" : "no");
-      const ArchSupport a = check_cuda_arch(d.cc_major, d.cc_minor, built_cuda_architectures());
+      const ArchSupport& a = b.device_support[i];
       std::printf("  %s: %s\n", a.runs ? (a.jit ? "runs (PTX JIT)" : "runs") : "NO CODE FOR IT",
                   a.why.c_str());
     }
   }
   // Where profiles come from, in search order, then where each name resolves to.
-  const std::vector<ProfileDir> dirs = platform_search_dirs();
   std::printf("platform profiles, searched in order (after --platform FILE):\n");
-  for (const ProfileDir& d : dirs) {
-    std::error_code ec;
-    std::printf("  %s (%s%s)\n", d.dir.c_str(), d.origin.c_str(),
-                std::filesystem::is_directory(d.dir, ec) ? "" : ", absent");
+  for (const auto& d : b.profile_dirs) {
+    std::printf("  %s (%s%s)\n", d.dir.dir.c_str(), d.dir.origin.c_str(),
+                d.exists ? "" : ", absent");
   }
   std::printf("  the copies built into the binary\n");
-  for (const ProfileLocation& l : list_profiles(dirs)) {
+  for (const ProfileLocation& l : b.profiles) {
     std::printf("  %-18s %s\n", l.name.c_str(),
                 l.path.empty() ? "built into the binary" : l.path.c_str());
   }
-  std::string reason;
   int rc = 0;
-  try {
-    const PlatformProfile p = resolve_platform("auto", &reason);
+  if (b.auto_ok) {
+    const PlatformProfile& p = b.auto_profile;
     std::printf("platform auto: %s (backend %s, memory %s, chunks %d) from %s\n  because %s\n",
                 p.name.c_str(), name(p.backend), name(p.memory), p.chunks, p.file.c_str(),
-                reason.c_str());
-  } catch (const Error& e) {
-    std::printf("platform auto: error: %s\n", e.what());
+                b.auto_reason.c_str());
+  } else {
+    std::printf("platform auto: error: %s\n", b.auto_error.c_str());
     rc = 2;  // a machine whose profile is missing everywhere cannot run `auto`
   }
   std::printf("stage types: %s\n", stage_type_names().c_str());

@@ -1,0 +1,585 @@
+// SPDX-License-Identifier: MIT
+// The Python module `jetpipe`: pipeline/api.h's Pipeline, builder and streams, numpy frames in
+// (read in place), records out as dicts equal to their results.jsonl lines, kept images as numpy
+// arrays owning the record's image. python/README.md says what each call takes and raises.
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <mutex>
+#include <optional>
+#include <regex>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/error.h"
+#include "pipeline/api.h"
+#include "pipeline/info.h"
+#include "pipeline/results_json.h"
+
+namespace py = pybind11;
+
+namespace jetpipe::python {
+namespace {
+
+PyObject* g_error = nullptr;         // jetpipe.Error(RuntimeError)
+PyObject* g_config_error = nullptr;  // jetpipe.ConfigError(jetpipe.Error)
+PyObject* g_input_error = nullptr;   // jetpipe.InputError(jetpipe.Error)
+
+// A config error's place, parsed from jetpipe's "file:line:col: [stage 'n' (type): ]key: ..."
+// messages (stages/params.cpp, pipeline/config.cpp); None where the message has no such part.
+void set_config_attributes(py::object& exc, const std::string& what) {
+  py::object file = py::none(), line = py::none(), column = py::none(), key = py::none(),
+             stage = py::none();
+  static const std::regex located(R"(^(.+?):(\d+):(\d+): ([\s\S]*)$)");
+  static const std::regex unlocated(R"(^(<[^>]*>|[^ :]*[/.][^ :]*): ([\s\S]*)$)");
+  static const std::regex stage_label(R"(^stage '([^']*)' \([^)]*\): ([\s\S]*)$)");
+  static const std::regex unknown_key(R"(^unknown key '([^']+)')");
+  static const std::regex key_first(R"(^([A-Za-z_][A-Za-z0-9_.]*): )");
+  std::smatch m;
+  std::string rest;
+  if (std::regex_match(what, m, located)) {
+    file = py::str(m[1].str());
+    line = py::int_(std::stoi(m[2].str()));
+    column = py::int_(std::stoi(m[3].str()));
+    rest = m[4].str();
+  } else if (std::regex_match(what, m, unlocated)) {
+    file = py::str(m[1].str());
+    rest = m[2].str();
+  } else {
+    rest = what;
+  }
+  if (std::regex_match(rest, m, stage_label)) {
+    stage = py::str(m[1].str());
+    rest = m[2].str();
+  }
+  if (std::regex_search(rest, m, unknown_key) || std::regex_search(rest, m, key_first)) {
+    key = py::str(m[1].str());
+  }
+  exc.attr("file") = file;
+  exc.attr("line") = line;
+  exc.attr("column") = column;
+  exc.attr("key") = key;
+  exc.attr("stage") = stage;
+}
+
+void raise_error(const Error& e) {
+  if (e.kind() == ErrorKind::kRuntime) {
+    PyErr_SetString(PyExc_RuntimeError, e.what());
+    return;
+  }
+  PyObject* type = e.kind() == ErrorKind::kConfig ? g_config_error : g_input_error;
+  py::object exc = py::reinterpret_borrow<py::object>(type)(py::str(e.what()));
+  if (e.kind() == ErrorKind::kConfig) set_config_attributes(exc, e.what());
+  PyErr_SetObject(type, exc.ptr());
+}
+
+[[noreturn]] void throw_input(const std::string& what) { throw input_error(what); }
+
+// nlohmann::json → Python objects (dicts keep the JSON's key order).
+py::object to_py(const nlohmann::ordered_json& j) {
+  switch (j.type()) {
+    case nlohmann::ordered_json::value_t::null:
+      return py::none();
+    case nlohmann::ordered_json::value_t::boolean:
+      return py::bool_(j.get<bool>());
+    case nlohmann::ordered_json::value_t::number_integer:
+      return py::int_(j.get<std::int64_t>());
+    case nlohmann::ordered_json::value_t::number_unsigned:
+      return py::int_(j.get<std::uint64_t>());
+    case nlohmann::ordered_json::value_t::number_float:
+      return py::float_(j.get<double>());
+    case nlohmann::ordered_json::value_t::string:
+      return py::str(j.get_ref<const std::string&>());
+    case nlohmann::ordered_json::value_t::array: {
+      py::list l(j.size());
+      for (std::size_t i = 0; i < j.size(); ++i) l[i] = to_py(j[i]);
+      return std::move(l);
+    }
+    case nlohmann::ordered_json::value_t::object: {
+      py::dict d;
+      for (const auto& [k, v] : j.items()) d[py::str(k)] = to_py(v);
+      return std::move(d);
+    }
+    default:
+      return py::none();
+  }
+}
+
+// A record's image as a numpy array over the HostImage (no copy; a capsule owns the image).
+// NV12 comes as its luma plane (H×W uint8).
+py::array image_to_numpy(const HostImage& image) {
+  const ImageView v = image.view();
+  const auto h = static_cast<py::ssize_t>(v.height), w = static_cast<py::ssize_t>(v.width);
+  const auto pitch = static_cast<py::ssize_t>(v.pitch);
+  py::capsule owner(new HostImage(image), [](void* p) { delete static_cast<HostImage*>(p); });
+  switch (v.format) {
+    case PixelFormat::kS16:
+      return py::array(py::dtype::of<std::int16_t>(), {h, w}, {pitch, py::ssize_t{2}}, v.data,
+                       owner);
+    case PixelFormat::kF32:
+      return py::array(py::dtype::of<float>(), {h, w}, {pitch, py::ssize_t{4}}, v.data, owner);
+    default:
+      break;
+  }
+  const int c = v.format == PixelFormat::kNv12 ? 1 : channels(v.format);
+  if (c == 1) {
+    return py::array(py::dtype::of<std::uint8_t>(), {h, w}, {pitch, py::ssize_t{1}}, v.data, owner);
+  }
+  return py::array(py::dtype::of<std::uint8_t>(), {h, w, py::ssize_t{c}},
+                   {pitch, py::ssize_t{c}, py::ssize_t{1}}, v.data, owner);
+}
+
+py::dict record_to_py(const FrameRecord& rec, bool with_images) {
+  py::dict d = to_py(record_to_json(rec));
+  if (with_images) {
+    py::dict images;
+    for (const auto& [name, img] : rec.images) {
+      if (!img.empty()) images[py::str(name)] = image_to_numpy(img);
+    }
+    d["images"] = images;
+  }
+  return d;
+}
+
+// The pixel format of a frame of `ndim` dimensions and `c` channels, `format` naming it or ""
+// for the default (gray8, bgr8, bgrx8).
+PixelFormat frame_format(int ndim, long c, const std::string& format) {
+  PixelFormat f = PixelFormat::kGray8;
+  if (ndim == 2) {
+    f = PixelFormat::kGray8;
+  } else if (ndim == 3 && c == 3) {
+    f = PixelFormat::kBgr8;
+  } else if (ndim == 3 && c == 4) {
+    f = PixelFormat::kBgrx8;
+  } else {
+    throw_input(
+        "frame: expected H×W (gray8), H×W×3 (bgr8, rgb8) or H×W×4 (bgrx8, rgbx8, rgba8) "
+        "uint8 pixels, got " +
+        std::to_string(ndim) + " dimensions" +
+        (ndim == 3 ? " with " + std::to_string(c) + " channels" : ""));
+  }
+  if (format.empty()) return f;
+  PixelFormat named;
+  if (!parse_pixel_format(format, &named) || channels(named) != channels(f) ||
+      named == PixelFormat::kNv12 || bytes_per_pixel(named) != bytes_per_pixel(f)) {
+    throw_input("frame: format '" + format + "' does not fit " + std::to_string(ndim) +
+                "-dimensional uint8 pixels with " + std::to_string(ndim == 2 ? 1 : c) +
+                " channels (H×W: gray8; H×W×3: bgr8, rgb8; H×W×4: bgrx8, rgbx8, rgba8)");
+  }
+  return named;
+}
+
+// A numpy frame as a HostImage over the array's own buffer (no copy) when its pixels are
+// contiguous within a row and rows go forward; any other layout is copied once
+// (numpy.ascontiguousarray). The image holds a reference to the array until the frame is done.
+HostImage numpy_frame(py::handle obj, const std::string& format) {
+  py::array a = py::isinstance<py::array>(obj) ? py::reinterpret_borrow<py::array>(obj)
+                                               : py::array::ensure(obj);
+  if (!a) {
+    PyErr_Clear();
+    throw_input(
+        "frame: expected a numpy array (uint8) or an object with "
+        "__cuda_array_interface__, got " +
+        std::string(py::str(py::type::of(obj).attr("__name__"))));
+  }
+  if (a.dtype().kind() != 'u' || a.itemsize() != 1) {
+    throw_input("frame: expected uint8 pixels, got dtype " + std::string(py::str(a.dtype())));
+  }
+  const int ndim = static_cast<int>(a.ndim());
+  const long c = ndim == 3 ? static_cast<long>(a.shape(2)) : 1;
+  const PixelFormat f = frame_format(ndim, c, format);
+  if (a.shape(0) <= 0 || a.shape(1) <= 0) throw_input("frame: empty array");
+  const bool in_place =
+      (ndim == 2 ? a.strides(1) == 1 : (a.strides(2) == 1 && a.strides(1) == c)) &&
+      a.strides(0) >= static_cast<py::ssize_t>(a.shape(1) * c);
+  if (!in_place) {
+    a = py::module_::import("numpy").attr("ascontiguousarray")(a);
+  }
+  ImageView v;
+  v.data = static_cast<std::uint8_t*>(const_cast<void*>(a.data()));
+  v.width = static_cast<int>(a.shape(1));
+  v.height = static_cast<int>(a.shape(0));
+  v.pitch = static_cast<std::size_t>(a.strides(0));
+  v.format = f;
+  auto* keep = new py::object(a);
+  std::shared_ptr<std::uint8_t[]> storage(v.data, [keep](std::uint8_t*) {
+    py::gil_scoped_acquire gil;  // dropped by whichever thread finishes with the frame
+    delete keep;
+  });
+  return HostImage(std::move(storage), v);
+}
+
+// An object with __cuda_array_interface__ (v2/v3) as a DeviceFrame over its memory: shapes and
+// formats as for numpy frames; pixels contiguous within a row (device memory is never copied
+// here); `stream` becomes the frame's ready stream (1: the legacy default, 2: per-thread).
+DeviceFrame cai_frame(py::handle obj, const std::string& format) {
+  py::dict cai = obj.attr("__cuda_array_interface__");
+  const py::tuple shape = cai["shape"];
+  const std::string typestr = py::str(cai["typestr"]);
+  if (typestr != "|u1" && typestr != "<u1" && typestr != ">u1") {
+    throw_input("device frame: expected uint8 pixels (typestr '|u1'), got '" + typestr + "'");
+  }
+  const int ndim = static_cast<int>(shape.size());
+  const long c = ndim == 3 ? shape[2].cast<long>() : 1;
+  const PixelFormat f = frame_format(ndim, c, format);
+  const long h = shape[0].cast<long>(), w = shape[1].cast<long>();
+  if (h <= 0 || w <= 0) throw_input("device frame: empty array");
+  long s0 = w * c, s1 = c, s2 = 1;
+  if (cai.contains("strides") && !cai["strides"].is_none()) {
+    const py::tuple st = cai["strides"];
+    s0 = st[0].cast<long>();
+    s1 = st[1].cast<long>();
+    if (ndim == 3) s2 = st[2].cast<long>();
+  }
+  if ((ndim == 2 ? s1 != 1 : (s2 != 1 || s1 != c)) || s0 < w * c) {
+    throw_input(
+        "device frame: the pixels of a row must be contiguous and rows must go forward "
+        "(strides " +
+        std::to_string(s0) + ", " + std::to_string(s1) +
+        "); make the array contiguous first (cupy.ascontiguousarray)");
+  }
+  const py::tuple data = cai["data"];
+  DeviceFrame d;
+  d.view.data = reinterpret_cast<std::uint8_t*>(data[0].cast<std::uintptr_t>());
+  d.view.width = static_cast<int>(w);
+  d.view.height = static_cast<int>(h);
+  d.view.pitch = static_cast<std::size_t>(s0);
+  d.view.format = f;
+  if (cai.contains("stream") && !cai["stream"].is_none()) {
+    const auto s = cai["stream"].cast<std::uintptr_t>();
+    if (s == 0) throw_input("device frame: __cuda_array_interface__ stream 0 is not allowed (v3)");
+    d.ready_stream = reinterpret_cast<CUstream_st*>(s);
+  }
+  auto* keep = new py::object(py::reinterpret_borrow<py::object>(obj));
+  d.owner = DeviceFrame::release_with([keep] {
+    py::gil_scoped_acquire gil;
+    delete keep;
+  });
+  return d;
+}
+
+constexpr const char* kNoCudaFrames =
+    "device frame: this jetpipe was built without CUDA, so __cuda_array_interface__ frames "
+    "cannot be read (jetpipe.info()['build']['cuda'] is False); copy the array to the host first "
+    "(cupy.asnumpy(a), tensor.cpu().numpy()) and pass the numpy array";
+
+class PySource;
+
+struct PyPipeline {
+  std::unique_ptr<Pipeline> p;
+  std::mutex busy;             // one call at a time (a Pipeline runs one frame stream)
+  PySource* active = nullptr;  // the source being iterated, until it ends or is closed
+  bool with_images = false;
+
+  ~PyPipeline() {
+    if (p) {
+      py::gil_scoped_release nogil;  // executor threads may drop numpy frames (their deleters
+      p.reset();                     // take the GIL) while it joins them
+    }
+  }
+  Pipeline& get() {
+    if (!p) throw std::runtime_error("jetpipe.Pipeline: used after close()");
+    return *p;
+  }
+};
+
+std::unique_lock<std::mutex> lock_or_raise(std::mutex& m, const char* what) {
+  std::unique_lock<std::mutex> lk(m, std::try_to_lock);
+  if (!lk.owns_lock()) throw std::runtime_error(what);
+  return lk;
+}
+
+class PySource {
+ public:
+  PySource(py::object owner, PyPipeline* pp, std::unique_ptr<Source> s)
+      : owner_(std::move(owner)), pp_(pp), source_(std::move(s)) {}
+  ~PySource() {
+    try {
+      finish();
+    } catch (...) {  // a destructor never throws into Python
+    }
+  }
+
+  py::dict next() {
+    auto lk = lock_or_raise(iter_, "jetpipe.Source: iterated from two threads at once");
+    if (done_) throw py::stop_iteration();
+    auto busy = lock_or_raise(pp_->busy, "jetpipe.Pipeline: in use by another thread");
+    Pipeline& p = pp_->get();
+    if (pp_->active != nullptr && pp_->active != this) {
+      throw std::runtime_error(
+          "jetpipe.Source: another source of this pipeline is being iterated; finish or close "
+          "it first (a Pipeline runs one source at a time)");
+    }
+    // Ctrl-C between frames stops the source cleanly: in-flight records dropped, then raised.
+    if (PyErr_CheckSignals() != 0) {
+      busy.unlock();
+      finish();
+      throw py::error_already_set();
+    }
+    if (!stream_) {
+      stream_.emplace(p.stream(*source_));
+      pp_->active = this;
+    }
+    FrameRecord rec;
+    bool got = false;
+    try {
+      py::gil_scoped_release nogil;
+      got = stream_->next(&rec);
+    } catch (...) {
+      busy.unlock();
+      finish();
+      throw;
+    }
+    if (!got) {
+      stats_ = stream_->stats();
+      busy.unlock();
+      finish();
+      if (!stats_.source_error.empty()) throw input_error(stats_.source_error);
+      throw py::stop_iteration();
+    }
+    stats_ = stream_->stats();
+    return record_to_py(rec, pp_->with_images);
+  }
+
+  // Stops the source: records still in flight are dropped; later iteration ends at once.
+  void finish() {
+    if (stream_ && pp_->p) {
+      stats_ = stream_->stats();
+      py::gil_scoped_release nogil;  // before waiting for a thread that may want the GIL back
+      std::lock_guard<std::mutex> busy(pp_->busy);
+      if (pp_->p) pp_->p->drain();
+    }
+    if (pp_->active == this) pp_->active = nullptr;
+    stream_.reset();
+    done_ = true;
+  }
+
+  void close() {
+    auto lk = lock_or_raise(iter_, "jetpipe.Source: close() while another thread iterates it");
+    finish();
+    source_.reset();
+  }
+
+  py::dict stats() const {
+    py::dict d;
+    d["read"] = stats_.read;
+    d["processed"] = stats_.processed;
+    d["failed"] = stats_.failed;
+    d["dropped"] = stats_.dropped;
+    d["source_error"] = stats_.source_error;
+    return d;
+  }
+  std::string describe() const { return source_ ? source_->describe() : "(closed)"; }
+  bool live() const { return source_ && source_->live(); }
+  py::object total() const {
+    if (!source_) return py::none();
+    const auto t = source_->total();
+    return t ? py::object(py::int_(*t)) : py::object(py::none());
+  }
+
+ private:
+  py::object owner_;  // the Python Pipeline: alive as long as this source
+  PyPipeline* pp_;
+  std::unique_ptr<Source> source_;
+  std::optional<Pipeline::Stream> stream_;
+  RunStats stats_;
+  std::mutex iter_;
+  bool done_ = false;
+};
+
+py::dict process(PyPipeline& self, py::handle frame, std::int64_t index,
+                 const std::string& source_name, const std::string& format) {
+  auto busy = lock_or_raise(self.busy, "jetpipe.Pipeline: in use by another thread");
+  Pipeline& p = self.get();
+  if (self.active != nullptr) {
+    throw std::runtime_error(
+        "jetpipe.Pipeline.process: a source of this pipeline is being iterated; finish or close "
+        "it first");
+  }
+  FrameRecord rec;
+  if (py::hasattr(frame, "__cuda_array_interface__")) {
+    DeviceFrame d = cai_frame(frame, format);
+#if JETPIPE_HAVE_CUDA
+    py::gil_scoped_release nogil;
+    rec = p.process(std::move(d), index, source_name);
+#else
+    (void)d;
+    (void)p;
+    throw_input(kNoCudaFrames);
+#endif
+  } else {
+    HostImage image = numpy_frame(frame, format);
+    py::gil_scoped_release nogil;
+    rec = p.process(image, index, source_name);
+    image = HostImage();  // the array's reference goes with the GIL released: the deleter takes it
+  }
+  return record_to_py(rec, self.with_images);
+}
+
+// A Python value as YAML text for the builder: bool, int, float (repr: round-trips), str (quoted),
+// None, and lists / tuples of these.
+std::string yaml_value(py::handle v) {
+  if (v.is_none()) return "null";
+  if (py::isinstance<py::bool_>(v)) return v.cast<bool>() ? "true" : "false";
+  if (py::isinstance<py::int_>(v) || py::isinstance<py::float_>(v)) {
+    return py::str(py::repr(v));
+  }
+  if (py::isinstance<py::str>(v)) {
+    std::string out = "\"";
+    for (char ch : v.cast<std::string>()) {
+      if (ch == '"' || ch == '\\') out += '\\';
+      out += ch;
+    }
+    return out + "\"";
+  }
+  if (py::isinstance<py::list>(v) || py::isinstance<py::tuple>(v)) {
+    std::string out = "[";
+    bool first = true;
+    for (py::handle item : v) {
+      out += (first ? "" : ", ") + yaml_value(item);
+      first = false;
+    }
+    return out + "]";
+  }
+  throw py::type_error(
+      "builder: a key's value must be a bool, number, string, None or a list of "
+      "them, got " +
+      std::string(py::str(py::type::of(v).attr("__name__"))));
+}
+
+}  // namespace
+}  // namespace jetpipe::python
+
+PYBIND11_MODULE(jetpipe, m) {
+  using namespace jetpipe;
+  using namespace jetpipe::python;
+  m.doc() = "jetpipe: streaming image pipelines (CPU and CUDA) over numpy and GPU arrays";
+  m.attr("__version__") = JETPIPE_VERSION;
+
+  g_error = PyErr_NewExceptionWithDoc("jetpipe.Error", "A jetpipe configuration or input error.",
+                                      PyExc_RuntimeError, nullptr);
+  g_config_error = PyErr_NewExceptionWithDoc(
+      "jetpipe.ConfigError",
+      "A bad config or argument; attributes file, line, column, key, stage (None when unknown).",
+      g_error, nullptr);
+  g_input_error = PyErr_NewExceptionWithDoc(
+      "jetpipe.InputError", "A source that cannot be opened or read, or a frame it cannot take.",
+      g_error, nullptr);
+  m.attr("Error") = py::handle(g_error);
+  m.attr("ConfigError") = py::handle(g_config_error);
+  m.attr("InputError") = py::handle(g_input_error);
+  py::register_exception_translator([](std::exception_ptr e) {
+    try {
+      if (e) std::rethrow_exception(e);
+    } catch (const Error& err) {
+      raise_error(err);
+    }
+  });
+
+  m.def(
+      "info", [] { return to_py(build_info_to_json(gather_build_info())); },
+      "What `jetpipe info` prints, as a dict.");
+  m.def(
+      "stages", [] { return to_py(stage_types_json()); },
+      "Every stage type with its keys, defaults and ranges (`jetpipe stages`), as a list.");
+
+  py::class_<PySource>(m, "Source", "Frames of one input; iterate to get one record a frame.")
+      .def("__iter__", [](py::object self) { return self; })
+      .def("__next__", &PySource::next)
+      .def("close", &PySource::close, "Stops the source; records in flight are dropped.")
+      .def("__enter__", [](py::object self) { return self; })
+      .def("__exit__", [](PySource& s, py::args) { s.close(); })
+      .def_property_readonly("stats", &PySource::stats)
+      .def_property_readonly("live", &PySource::live)
+      .def_property_readonly("total", &PySource::total)
+      .def("__repr__", [](const PySource& s) { return "<jetpipe.Source " + s.describe() + ">"; })
+      .def("describe", &PySource::describe);
+
+  py::class_<PyPipeline> pipeline(m, "Pipeline");
+  auto make = [](Pipeline p) {
+    auto pp = std::make_unique<PyPipeline>();
+    pp->p = std::make_unique<Pipeline>(std::move(p));
+    return pp;
+  };
+  pipeline
+      .def_static(
+          "from_file",
+          [make](const std::string& path, const std::string& platform) {
+            return make(Pipeline::from_file(path, platform));
+          },
+          py::arg("path"), py::arg("platform") = "")
+      .def_static(
+          "from_yaml",
+          [make](const std::string& text, const std::string& base_dir,
+                 const std::string& platform) {
+            return make(Pipeline::from_yaml(text, base_dir, platform));
+          },
+          py::arg("text"), py::arg("base_dir") = ".", py::arg("platform") = "")
+      .def_static("builder", [] { return PipelineBuilder(); })
+      .def(
+          "keep_images",
+          [](PyPipeline& self, std::vector<std::string> names) {
+            Pipeline& p = self.get();
+            auto busy = lock_or_raise(self.busy, "jetpipe.Pipeline: in use by another thread");
+            if (self.active) throw std::runtime_error("keep_images: a source is being iterated");
+            self.with_images = !names.empty();
+            p.keep_images(std::move(names));
+          },
+          py::arg("names"))
+      .def(
+          "open",
+          [](py::object self_obj, const std::string& uri) {
+            PyPipeline& self = self_obj.cast<PyPipeline&>();
+            std::unique_ptr<Source> s;
+            {
+              Pipeline& p = self.get();
+              py::gil_scoped_release nogil;  // opening a stream may wait for its first frame
+              s = p.open(uri);
+            }
+            return std::make_unique<PySource>(self_obj, &self, std::move(s));
+          },
+          py::arg("uri") = "")
+      .def("process", &process, py::arg("frame"), py::arg("index") = 0, py::arg("source") = "",
+           py::arg("format") = "")
+      .def("close",
+           [](PyPipeline& self) {
+             auto busy = lock_or_raise(self.busy, "jetpipe.Pipeline: close() while in use");
+             self.active = nullptr;  // its source's next call says the pipeline is closed
+             std::unique_ptr<Pipeline> gone = std::move(self.p);
+             py::gil_scoped_release nogil;
+             gone.reset();
+           })
+      .def_property_readonly("closed", [](const PyPipeline& self) { return !self.p; })
+      .def_property_readonly("platform",
+                             [](PyPipeline& self) { return self.get().platform().name; })
+      .def_property_readonly("image_names",
+                             [](PyPipeline& self) { return self.get().config().image_names(); })
+      .def("__enter__", [](py::object self) { return self; })
+      .def("__exit__", [](py::object self, py::args) { self.attr("close")(); });
+
+  py::class_<PipelineBuilder>(m, "Builder", "Stages in code, validated as a config file is.")
+      .def(
+          "input",
+          [](PipelineBuilder& b, const std::string& uri) -> PipelineBuilder& {
+            return b.input(uri);
+          },
+          py::return_value_policy::reference_internal)
+      .def(
+          "platform",
+          [](PipelineBuilder& b, const std::string& name) -> PipelineBuilder& {
+            return b.platform(name);
+          },
+          py::return_value_policy::reference_internal)
+      .def(
+          "stage",
+          [](PipelineBuilder& b, const std::string& type, py::kwargs kw) -> PipelineBuilder& {
+            std::vector<std::pair<std::string, std::string>> keys;
+            for (const auto& [k, v] : kw) keys.emplace_back(py::str(k), yaml_value(v));
+            return b.stage(type, keys);
+          },
+          py::arg("type"), py::return_value_policy::reference_internal)
+      .def("yaml", &PipelineBuilder::yaml)
+      .def("build", [make](const PipelineBuilder& b) { return make(b.build()); });
+}
