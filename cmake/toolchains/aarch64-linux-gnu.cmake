@@ -8,14 +8,17 @@
 #     -DJETPIPE_GTEST_SOURCE=$PWD/.deps/arm64/sysroot/usr/src/googletest
 # JETPIPE_ARM64_SYSROOT  the unpacked arm64 packages (dpkg -x): headers, libraries, CMake packages;
 #                        also qemu's -L root (default: <source>/.deps/arm64/sysroot)
-# JETPIPE_ARM64_PACKAGES the runtime packages each unpacked with its DEBIAN/ (dpkg-deb -R), so that
-#                        dpkg-shlibdeps names them in the .deb's Depends (default: ../pkgs beside it)
+# JETPIPE_ARM64_PACKAGES the runtime packages each unpacked with its DEBIAN/ (dpkg-deb -R), so
+#                        that dpkg-shlibdeps names them in the .deb's Depends (default: ../pkgs)
 # The CUDA cross build (NVIDIA's cross packages, sbsa/aarch64 targets) is in deploy/README.md.
 set(CMAKE_SYSTEM_NAME Linux)
 set(CMAKE_SYSTEM_PROCESSOR aarch64)
 set(CMAKE_LIBRARY_ARCHITECTURE aarch64-linux-gnu)  # <prefix>/lib/aarch64-linux-gnu/cmake/...
 set(CMAKE_C_COMPILER aarch64-linux-gnu-gcc)        # GoogleTest's project enables C too
 set(CMAKE_CXX_COMPILER aarch64-linux-gnu-g++)
+# GCC for aarch64 notes where C++17 code passes a pair differently from GCC < 10.1 (-Wpsabi);
+# everything here is built by one GCC 12, so the note says nothing about this build.
+set(CMAKE_CXX_FLAGS_INIT "-Wno-psabi")
 
 if(NOT JETPIPE_ARM64_SYSROOT)
   get_filename_component(JETPIPE_ARM64_SYSROOT "${CMAKE_CURRENT_LIST_DIR}/../../.deps/arm64/sysroot"
