@@ -65,11 +65,15 @@ endif()
 # dpkg-shlibdeps exists; the CUDA runtime belongs to no Debian package here (NVIDIA's toolkit in
 # /usr/local/cuda) and is provided on a Jetson by JetPack, so it is searched (to resolve the link)
 # but not declared: dpkg-shlibdeps runs with --ignore-missing-info (CPackDeb's default).
+# A cross build's libraries are no installed package: the toolchain file
+# (cmake/toolchains/aarch64-linux-gnu.cmake) lists them unpacked beside their DEBIAN/ folders, from
+# which dpkg-shlibdeps takes the package names and versions.
 find_program(JETPIPE_DPKG_SHLIBDEPS dpkg-shlibdeps)
 if(JETPIPE_DPKG_SHLIBDEPS)
   set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
+  set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS_PRIVATE_DIRS ${JETPIPE_SHLIBDEPS_DIRS})
   if(JETPIPE_HAVE_CUDA)
-    set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS_PRIVATE_DIRS ${CUDAToolkit_LIBRARY_DIR})
+    list(APPEND CPACK_DEBIAN_PACKAGE_SHLIBDEPS_PRIVATE_DIRS ${CUDAToolkit_LIBRARY_DIR})
   endif()
 else()
   set(CPACK_DEBIAN_PACKAGE_DEPENDS "libyaml-cpp0.7 | libyaml-cpp0.8, libstdc++6, libc6")

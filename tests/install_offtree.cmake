@@ -4,7 +4,10 @@
 #  2. run its bin/jetpipe (info, run --platform auto) and check that the profiles come from the
 #     moved share/jetpipe/platforms, never from the source tree,
 #  3. hide share/jetpipe/platforms and check that the copies built into the binary take over.
-# cmake -DBUILD=... -DSRC=... -DWORK=... -DGENERATOR=... -DCXX=... -P install_offtree.cmake
+# cmake -DBUILD=... -DSRC=... -DWORK=... -DGENERATOR=... -DCXX=... [-DTOOLCHAIN=... -DEMULATOR=...]
+#       -P install_offtree.cmake
+# A cross build passes its toolchain file (the consumer is cross-built too) and its emulator (the
+# moved binaries run under it).
 foreach(v BUILD SRC WORK GENERATOR CXX)
   if(NOT DEFINED ${v})
     message(FATAL_ERROR "install_offtree: -D${v}= is required")
@@ -51,27 +54,31 @@ set(frames frames://${SRC}/tests/regression/frames)
 set(config ${moved}/share/jetpipe/config/default.yaml)
 
 # 1. The consumer project.
+set(cross "")
+if(TOOLCHAIN)  # a cross build finds packages only under its find roots: the moved tree is one
+  set(cross -DCMAKE_TOOLCHAIN_FILE=${TOOLCHAIN} -DCMAKE_FIND_ROOT_PATH=${moved})
+endif()
 run_checked("consumer configure" ${CMAKE_COMMAND} -S ${SRC}/tests/consumer -B ${WORK}/consumer
-            -G ${GENERATOR} -DCMAKE_CXX_COMPILER=${CXX} -DCMAKE_PREFIX_PATH=${moved})
+            -G ${GENERATOR} -DCMAKE_CXX_COMPILER=${CXX} -DCMAKE_PREFIX_PATH=${moved} ${cross})
 run_checked("consumer build" ${CMAKE_COMMAND} --build ${WORK}/consumer)
-run_checked("consumer run" ${WORK}/consumer/consumer ${config} ${frames})
+run_checked("consumer run" ${EMULATOR} ${WORK}/consumer/consumer ${config} ${frames})
 expect("${out}" "consumer: 4 frames" "consumer")
 expect("${out}" "\"corners\"" "consumer")
 
 # 2. The moved CLI finds the moved profiles.
-run_checked("jetpipe info" ${moved}/bin/jetpipe info)
+run_checked("jetpipe info" ${EMULATOR} ${moved}/bin/jetpipe info)
 expect("${out}" "${moved}/share/jetpipe/platforms (installed, next to the binary)" "info")
 expect("${out}" "from ${moved}/share/jetpipe/platforms/" "info: auto's profile")
 expect_not("${out}" "${SRC}/platforms" "info")
 expect_not("${out}" "${stage}" "info")
-run_checked("jetpipe run" ${moved}/bin/jetpipe run --config ${config} --input ${frames}
+run_checked("jetpipe run" ${EMULATOR} ${moved}/bin/jetpipe run --config ${config} --input ${frames}
             --platform auto --output-dir ${WORK}/run)
 file(READ ${WORK}/run/summary.json summary)
 expect("${summary}" "${moved}/share/jetpipe/platforms/" "summary.json platform")
 
 # 3. Without share/jetpipe/platforms: the copies built into the binary.
 file(RENAME ${moved}/share/jetpipe/platforms ${WORK}/platforms-hidden)
-run_checked("jetpipe info (no installed profiles)" ${moved}/bin/jetpipe info)
+run_checked("jetpipe info (no installed profiles)" ${EMULATOR} ${moved}/bin/jetpipe info)
 expect("${out}" "absent" "info without profiles")
 expect("${out}" "from built-in:platforms/" "info without profiles")
 message(STATUS "install_offtree: consumer, info, run and built-in fallback all off-tree in ${WORK}")

@@ -75,8 +75,7 @@ class Gst : public ::testing::Test {
   }
   // Runs the jetpipe CLI; returns its exit code.
   static int cli(const std::string& args) {
-    const std::string cmd =
-        std::string(JETPIPE_BINARY_DIR) + "/tools/jetpipe " + args + " > /dev/null 2>&1";
+    const std::string cmd = test::cli_shell() + " " + args + " > /dev/null 2>&1";
     const int rc = std::system(cmd.c_str());
     return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
   }

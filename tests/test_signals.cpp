@@ -16,6 +16,7 @@
 #include <sstream>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "pipeline/runner.h"
 #include "test_util.h"
@@ -74,18 +75,22 @@ TEST(StopRun, AStopFlagEndsTheRunWithCompleteFiles) {
 }
 
 TEST(StopRun, JetpipeRunStopsCleanlyOnEachSignal) {
-  const std::string bin = std::string(JETPIPE_BINARY_DIR) + "/tools/jetpipe";
-  if (!fs::exists(bin)) GTEST_SKIP() << bin << " not built";
+  const std::vector<std::string> cli = test::cli_command();  // behind the emulator, if any
+  if (!fs::exists(cli.back())) GTEST_SKIP() << cli.back() << " not built";
   for (const int sig : {SIGINT, SIGTERM, SIGHUP}) {
     test::TempDir dir;
     write_config(dir.path() / "c.yaml");
-    const std::string cfg = dir / "c.yaml", out = dir / "out";
+    std::vector<std::string> args = cli;
+    args.insert(args.end(), {"run", "--config", dir / "c.yaml", "--output-dir", dir / "out"});
+    const std::string out = dir / "out";
+    std::vector<char*> argv;
+    for (std::string& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
     const pid_t pid = fork();
     ASSERT_GE(pid, 0);
     if (pid == 0) {
       if (std::freopen("/dev/null", "w", stderr) == nullptr) _exit(126);
-      execl(bin.c_str(), bin.c_str(), "run", "--config", cfg.c_str(), "--output-dir", out.c_str(),
-            static_cast<char*>(nullptr));
+      execvp(argv[0], argv.data());
       _exit(127);
     }
     // Until the run has written some records.

@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <random>
 #include <string>
+#include <vector>
 
 #include "core/image.h"
 
@@ -55,6 +56,13 @@ class TempDir {
  private:
   std::filesystem::path path_;
 };
+
+// The command that runs the jetpipe CLI of this build: its path, behind the cross-compiling
+// emulator when the build has one (an arm64 build's tests run under qemu-aarch64, so must the CLI
+// they start). cli_shell() is the same as one shell word list, each word quoted.
+//   execv(cmd[0], ...cmd, "run", ...);   std::system((cli_shell() + " info").c_str());
+std::vector<std::string> cli_command();
+std::string cli_shell();
 
 // A file's whole contents ("" when it cannot be read).
 std::string slurp(const std::filesystem::path& path);

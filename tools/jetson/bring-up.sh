@@ -4,7 +4,7 @@
 # board), `jetpipe bench pipeline` at 1080p and 4K and a run of the default job with the tuned
 # profile; everything into one folder and a tarball to attach to an issue.
 #
-#   tools/jetson/bring-up.sh [--build DIR] [--out DIR] [--dry-run] [--quick]
+#   tools/jetson/bring-up.sh [--build DIR] [--out DIR] [--dry-run] [--quick] [--emulator CMD]
 #
 #   --build DIR  the build folder (default: build); configure and build first, e.g.
 #                cmake -S . -B build -G Ninja && cmake --build build
@@ -12,6 +12,8 @@
 #   --dry-run    no GPU work: print each GPU step's command instead of running it, run the rest
 #                (what CI runs on a machine without a GPU or a board)
 #   --quick      fewer frames and runs (a smoke test of the script on a board, minutes not tens)
+#   --emulator CMD  run the build's binaries through CMD (words split on spaces): a cross build's
+#                emulator, e.g. 'qemu-aarch64 -L .deps/arm64/sysroot' (ctest passes its own)
 #
 # Writes OUT/report.md (the summary to paste), OUT/system.txt, OUT/info.txt, OUT/gpu-tests.log,
 # OUT/platform-<board>.yaml (tuned), OUT/bench.json and bench.txt, OUT/run/summary.json (with the
@@ -23,21 +25,23 @@ build=build
 out=""
 dry=0
 quick=0
+emulator=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --build) build=$2; shift 2 ;;
     --out) out=$2; shift 2 ;;
     --dry-run) dry=1; shift ;;
     --quick) quick=1; shift ;;
-    -h|--help) sed -n '2,20p' "$0"; exit 0 ;;
+    --emulator) read -r -a emulator <<< "$2"; shift 2 ;;
+    -h|--help) sed -n '2,22p' "$0"; exit 0 ;;
     *) echo "bring-up: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
 done
-jetpipe="$build/tools/jetpipe"
-if [ ! -x "$jetpipe" ]; then
-  echo "bring-up: $jetpipe not found: build first (cmake -S . -B $build -G Ninja && cmake --build $build)" >&2
+if [ ! -x "$build/tools/jetpipe" ]; then
+  echo "bring-up: $build/tools/jetpipe not found: build first (cmake -S . -B $build -G Ninja && cmake --build $build)" >&2
   exit 2
 fi
+jetpipe=("${emulator[@]}" "$build/tools/jetpipe")
 [ -n "$out" ] || out="bring-up-$(hostname)-$(date +%Y%m%d-%H%M)"
 mkdir -p "$out"
 report="$out/report.md"
@@ -96,7 +100,7 @@ board=$(echo "$board" | tr -cs 'A-Za-z0-9' '-' | tr 'A-Z' 'a-z' | sed 's/^-*//; 
   cat "$out/system.txt"
   echo '```'
   echo
-  echo "$("$jetpipe" --version 2>/dev/null), commit $(git rev-parse --short HEAD 2>/dev/null || echo n/a)$([ "$dry" = 1 ] && echo ', dry run')"
+  echo "$("${jetpipe[@]}" --version 2>/dev/null), commit $(git rev-parse --short HEAD 2>/dev/null || echo n/a)$([ "$dry" = 1 ] && echo ', dry run')"
   echo
   echo "## Steps"
 } > "$report"
@@ -105,18 +109,18 @@ cat "$out/system.txt"
 frames=300; repeat=3
 [ "$quick" = 1 ] && frames=60 && repeat=1
 profile="$out/platform-$board.yaml"
-step host "jetpipe info (device, the profile auto picks and why)" info.txt "$jetpipe" info
-step gpu "GPU tests" gpu-tests.log "$build/tests/jetpipe_tests" --gtest_filter='*Gpu*' --gtest_brief=1
+step host "jetpipe info (device, the profile auto picks and why)" info.txt "${jetpipe[@]}" info
+step gpu "GPU tests" gpu-tests.log "${emulator[@]}" "$build/tests/jetpipe_tests" --gtest_filter='*Gpu*' --gtest_brief=1
 step gpu "jetpipe tune (config/default.yaml)" tune.txt \
-  "$jetpipe" tune --config config/default.yaml --output "$profile" --frames "$frames" --repeat "$repeat"
+  "${jetpipe[@]}" tune --config config/default.yaml --output "$profile" --frames "$frames" --repeat "$repeat"
 step gpu "jetpipe bench pipeline (1080p, 4K)" bench.txt \
-  "$jetpipe" bench pipeline --config config/default.yaml --sizes 1920x1080,3840x2160 \
+  "${jetpipe[@]}" bench pipeline --config config/default.yaml --sizes 1920x1080,3840x2160 \
   --frames "$frames" --repeat "$repeat" --json "$out/bench.json"
 run_platform=auto
 [ -f "$profile" ] && run_platform=$profile
 [ "$dry" = 1 ] && run_platform=cpu
 step host "the default job (platform $run_platform; summary.json has the board's state)" run.txt \
-  "$jetpipe" run --config config/default.yaml --platform "$run_platform" --output-dir "$out/run"
+  "${jetpipe[@]}" run --config config/default.yaml --platform "$run_platform" --output-dir "$out/run"
 
 {
   echo
