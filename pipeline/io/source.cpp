@@ -19,7 +19,8 @@ namespace {
 constexpr const char* kForms =
     "accepted: frames://DIR, frames://DIR/*.png, DIR, DIR/*.png, file://CLIP.y4m, "
     "file://CLIP.mp4|mkv|avi|... (GStreamer, else OpenCV), "
-    "test://gradient|checker|noise|blobs[?w=W&h=H&frames=N&format=gray8|bgr8]; with GStreamer: "
+    "test://gradient|checker|noise|blobs[?w=W&h=H&frames=N&format=gray8|bgr8|rgb8|bgrx8|rgbx8|"
+    "rgba8|nv12]; with GStreamer: "
     "v4l2:///dev/videoN, csi://N, rtsp://HOST/PATH, rtp://[HOST]:PORT, test://smpte|ball|... "
     "(videotestsrc), gst://LAUNCH ! appsink";
 

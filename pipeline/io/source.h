@@ -7,7 +7,8 @@
 //   file://clip.mp4         any container and codec GStreamer decodes (decodebin); without
 //                           GStreamer, OpenCV's VideoCapture (when built with OpenCV)
 //   FILE                    a plain path to a file: the same as file://FILE
-//   test://NAME[?w=W&h=H&frames=N&format=gray8|bgr8]   synthetic moving patterns, deterministic
+//   test://NAME[?w=W&h=H&frames=N&format=F]   synthetic moving patterns, deterministic, in any
+//                           frame format F: gray8, bgr8, rgb8, bgrx8, rgbx8, rgba8, nv12
 // With GStreamer (gst_pipeline.h has every query key and the pipelines built):
 //   v4l2:///dev/videoN      a V4L2 camera
 //   csi://N                 a Jetson CSI camera (nvarguscamerasrc)
@@ -27,7 +28,9 @@
 // Video (VideoCapture) frames are BGR8, Frame.source "clip.avi#3 t=120" (ms); a read failure ends.
 // test:// patterns: gradient (scrolling ramps), checker (moving checkerboard), noise (seeded by the
 // frame index), blobs (four Gaussian spots, sigma min(w,h)/32, bouncing); defaults 640x480, 30
-// frames, bgr8; Frame.source "test:blobs#3".
+// frames, bgr8; Frame.source "test:blobs#3". Every format holds the same picture: the colour
+// layouts the bgr8 frame's colours (byte 3 of the 4-byte ones 255), nv12 the gray8 frame as its
+// luma plane and chroma derived from the colours.
 // GStreamer sources: frames keep the layout the decoder or converter hands over, with no per-pixel
 // work on our side (gst_pipeline.h has the caps): with SourceOptions::colour, BGRx (Jetson's
 // nvvidconv, in hardware), BGRx / RGBx / RGBA / BGR / RGB / GRAY8 as they come, NV12 (also from
