@@ -440,6 +440,60 @@ TEST_F(Gst, OutputVideoIsPlayableWithEveryFrame) {
   }
 }
 
+// The video sink takes every frame layout as it is (caps of its own layout; the pipeline's
+// videoconvert converts for the encoder), also when the layout changes from frame to frame, and a
+// frame of another size is cropped: the clip has every frame, each close to the picture written.
+TEST_F(Gst, OutputVideoTakesEveryLayout) {
+  REQUIRE_GST("decodebin", "filesrc", "matroskamux", "h264parse", "videoconvert");
+  REQUIRE_ENCODER();
+  const char* kLayouts[] = {"bgrx8", "nv12", "rgba8", "gray8", "rgbx8", "rgb8", "bgr8"};
+  std::vector<HostImage> written;
+  {
+    VideoSink sink(path("mixed.mkv"));
+    for (int i = 0; i < 14; ++i) {
+      const char* layout = kLayouts[i % 7];
+      const bool big = i == 9;  // cropped to the first frame's size
+      auto src = open_source(std::string("test://checker?frames=1&w=") + (big ? "200" : "160") +
+                             "&h=" + (big ? "150" : "120") + "&format=" + layout);
+      Frame f;
+      ASSERT_TRUE(src->next(&f));
+      sink.write(f.image.view());
+      const ImageView v = f.image.view().roi(0, 0, 160, 120);
+      if (v.format != PixelFormat::kGray8) {
+        written.push_back(convert_8bit(v, PixelFormat::kBgr8));
+        continue;
+      }
+      // GStreamer takes GRAY8 as video-range luma (Y 16..235): NV12 with that luma, no chroma.
+      HostImage luma(160, 120, PixelFormat::kNv12);
+      copy_image(v, luma_plane(luma.view()));
+      for (int y = 0; y < chroma_rows(120); ++y)
+        std::memset(luma.view().uv + y * luma.view().uv_pitch, 128, 160);
+      written.push_back(convert_8bit(luma.view(), PixelFormat::kBgr8));
+    }
+    sink.close();
+    EXPECT_EQ(sink.frames(), 14);
+  }
+  auto back = open_source("file://" + path("mixed.mkv"));
+  Frame f;
+  std::size_t n = 0;
+  while (back->next(&f)) {
+    ASSERT_LT(n, written.size());
+    ASSERT_EQ(f.image.width(), 160);
+    ASSERT_EQ(f.image.height(), 120);
+    const HostImage got = convert_8bit(f.image.view(), PixelFormat::kBgr8);
+    double sum = 0;
+    for (int y = 0; y < 120; ++y) {
+      for (int i = 0; i < 160 * 3; ++i) {
+        sum += std::abs(got.view().row<std::uint8_t>(y)[i] -
+                        written[n].view().row<std::uint8_t>(y)[i]);
+      }
+    }
+    EXPECT_LT(sum / (160 * 120 * 3), 6.0) << "frame " << n << " (" << kLayouts[n % 7] << ")";
+    ++n;
+  }
+  EXPECT_EQ(n, written.size());
+}
+
 TEST_F(Gst, OutputVideoTargetsCheckedBeforeAnythingIsWritten) {
   const std::string cfg = config("c.yaml", kLight);
   const std::string out = path("never");

@@ -251,8 +251,8 @@ TEST(GstVideoTarget, SinkPipelinesSoftwareAndJetson) {
 
   const GstFeatures jet = GstFeatures::jetson_set();
   EXPECT_EQ(gst_sink_pipeline(parse_video_target("o.mp4"), jet, 30, 8000),
-            "appsrc name=jp_src ! videoconvert ! video/x-raw,format=BGRx ! nvvidconv ! "
-            "video/x-raw(memory:NVMM),format=NV12 ! nvv4l2h264enc bitrate=8000000 "
+            "appsrc name=jp_src ! videoconvert ! video/x-raw,format={NV12,BGRx,RGBA} ! "
+            "nvvidconv ! video/x-raw(memory:NVMM),format=NV12 ! nvv4l2h264enc bitrate=8000000 "
             "iframeinterval=60 insert-sps-pps=true ! h264parse ! mp4mux ! filesink location=o.mp4");
   EXPECT_TRUE(has(gst_sink_pipeline(parse_video_target("rtp://10.0.0.2:5000"), jet, 30, 4000),
                   "nvv4l2h264enc bitrate=4000000 iframeinterval=30 insert-sps-pps=true "

@@ -487,8 +487,10 @@ std::string h264_encoder_chain(const GstFeatures& f, int fps, int bitrate_kbps, 
   const int gop = std::max(1, low_latency ? fps : 2 * fps);
   if (f.has("nvv4l2h264enc") && f.has("nvvidconv")) {
     // VIC converts into NVMM NV12 for the hardware encoder (bitrate in bit/s).
-    return "video/x-raw,format=BGRx ! nvvidconv ! video/x-raw(memory:NVMM),format=NV12 ! "
-           "nvv4l2h264enc bitrate=" +
+    // The frame's own layout where nvvidconv takes it (a caps list: only what both sides offer is
+    // negotiated), else videoconvert's nearest one.
+    return "video/x-raw,format={NV12,BGRx,RGBA} ! nvvidconv ! "
+           "video/x-raw(memory:NVMM),format=NV12 ! nvv4l2h264enc bitrate=" +
            std::to_string(bitrate_kbps * 1000) + " iframeinterval=" + std::to_string(gop) +
            " insert-sps-pps=true" + (low_latency ? " maxperf-enable=true" : "") + " ! h264parse";
   }

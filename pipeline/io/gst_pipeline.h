@@ -12,7 +12,7 @@
 //           video/x-raw,format=BGRx` (the VIC converts, the frame is BGRx)
 //   gray:   software `videoconvert ! video/x-raw,format={GRAY8,I420,NV12}` (the luma plane, no
 //           colour conversion); Jetson `nvvidconv ! video/x-raw,format=NV12` (its luma plane)
-// Sinks start with `appsrc name=jp_src` (caps set by the sink: BGR or GRAY8, size, rate).
+// Sinks start with `appsrc name=jp_src` (caps set by the sink: the frame's own layout, size, rate).
 #pragma once
 
 #include <cstdint>
