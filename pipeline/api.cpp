@@ -16,7 +16,7 @@ SourceOptions source_options_for(const PipelineConfig& config) {
     if (stage->accepts(PixelFormat::kBgr8, &why)) gray_only = false;
   }
   SourceOptions o;
-  o.format = reads_frame && gray_only ? PixelFormat::kGray8 : PixelFormat::kBgr8;
+  o.colour = !(reads_frame && gray_only);
   o.max_frame_bytes = config.max_frame_mb << 20;
   return o;
 }

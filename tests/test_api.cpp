@@ -127,18 +127,15 @@ TEST(ApiPipeline, ProcessOneImageAndKeepImages) {
   }
 }
 
-TEST(ApiPipeline, FrameFormatFollowsTheFirstStages) {
-  EXPECT_EQ(source_options_for(Pipeline::builder().stage("to_gray").build().config()).format,
-            PixelFormat::kBgr8);
-  EXPECT_EQ(source_options_for(Pipeline::builder().stage("stats").build().config()).format,
-            PixelFormat::kGray8);
-  EXPECT_EQ(source_options_for(Pipeline::builder()
-                                   .stage("stats")
-                                   .stage("to_gray", {{"input", "frame"}})
-                                   .build()
-                                   .config())
-                .format,
-            PixelFormat::kBgr8);
+TEST(ApiPipeline, FrameColourFollowsTheFirstStages) {
+  EXPECT_TRUE(source_options_for(Pipeline::builder().stage("to_gray").build().config()).colour);
+  EXPECT_FALSE(source_options_for(Pipeline::builder().stage("stats").build().config()).colour);
+  EXPECT_TRUE(source_options_for(Pipeline::builder()
+                                     .stage("stats")
+                                     .stage("to_gray", {{"input", "frame"}})
+                                     .build()
+                                     .config())
+                  .colour);
 }
 
 TEST(ApiPipeline, ErrorsNameWhatIsWrong) {

@@ -15,6 +15,7 @@
 #include "kernels/to_gray.h"
 #include "pipeline/config.h"
 #include "pipeline/executor.h"
+#include "pipeline/io/source.h"
 #include "pipeline/results_json.h"
 #include "tests/gpu_test_util.h"
 #include "tests/test_util.h"
@@ -145,6 +146,27 @@ TEST(HostExecutorFormats, EveryLayoutGivesTheRecordsOfItsOriginal) {
   const PipelineConfig gray_only =
       parse_config("stages:\n  - {type: histogram, bins: 32}\n  - {type: stats}\n", "<test>", ".");
   EXPECT_EQ(run_records(gray_only, {frame_of(nv, 0)}), run_records(gray_only, {frame_of(gray, 0)}));
+}
+
+// test:// in every frame format through the default chain: the records of the bgr8 frames for
+// the colour layouts, those of the gray8 frames for nv12 (its luma plane is the gray8 picture).
+TEST(HostExecutorFormats, TestSourceFormatsGiveTheRecordsOfTheirOriginal) {
+  const PipelineConfig cfg = load_config(std::string(JETPIPE_SOURCE_DIR) + "/config/default.yaml");
+  auto records = [&](const std::string& pattern, const char* format) {
+    auto src = open_source("test://" + pattern + "?w=97&h=61&frames=3&format=" + format);
+    std::vector<Frame> frames;
+    Frame f;
+    while (src->next(&f)) frames.push_back(f);
+    EXPECT_EQ(frames.size(), 3u);
+    return run_records(cfg, frames);
+  };
+  for (const char* pattern : {"gradient", "checker", "noise", "blobs"}) {
+    const std::vector<std::string> bgr = records(pattern, "bgr8");
+    for (const char* f : {"rgb8", "bgrx8", "rgbx8", "rgba8"}) {
+      EXPECT_EQ(records(pattern, f), bgr) << pattern << " " << f;
+    }
+    EXPECT_EQ(records(pattern, "nv12"), records(pattern, "gray8")) << pattern;
+  }
 }
 
 TEST(HostExecutorFormats, AColourLayoutAGrayStageCannotReadIsAFrameError) {

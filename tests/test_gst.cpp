@@ -11,6 +11,7 @@
 
 #include <chrono>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -20,6 +21,7 @@
 #include <vector>
 
 #include "core/error.h"
+#include "kernels/to_gray.h"
 #include "pipeline/io/gst_pipeline.h"
 #include "pipeline/io/gst_source.h"
 #include "pipeline/io/image_io.h"
@@ -27,6 +29,7 @@
 #include "pipeline/io/source.h"
 #include "pipeline/io/video_sink.h"
 #include "pipeline/runner.h"
+#include "tests/gpu_test_util.h"
 #include "tests/test_util.h"
 
 namespace fs = std::filesystem;
@@ -123,9 +126,35 @@ stages:
 // ---- Sources
 // ------------------------------------------------------------------------------------------
 
-TEST_F(Gst, VideoTestSrcFramesBgrAndGray) {
+// The first frame of a source.
+Frame first_frame(const std::string& uri, const SourceOptions& options = {}) {
+  auto src = open_source(uri, options);
+  Frame f;
+  EXPECT_TRUE(src->next(&f)) << uri;
+  return f;
+}
+
+// to_gray's CPU twin of a frame: the gray image the stages read.
+HostImage gray_of(const ImageView& v) {
+  HostImage g(v.width, v.height, PixelFormat::kGray8);
+  to_gray_ref(v, g.view(), 0, v.height);
+  return g;
+}
+
+// Frames allocated with rows 13 bytes longer than needed (a pool's padded pitch): the copy must
+// honour both strides.
+SourceOptions padded_frames(bool colour = true) {
+  SourceOptions o;
+  o.colour = colour;
+  o.allocator = [](int w, int h, PixelFormat f) {
+    return HostImage(w, h, f, min_pitch(w, f) + 13);
+  };
+  return o;
+}
+
+TEST_F(Gst, VideoTestSrcFramesColourAndGray) {
   REQUIRE_GST("videotestsrc", "videoconvert", "appsink");
-  auto src = open_source("test://smpte?w=64&h=48&frames=7");
+  auto src = open_source("test://smpte?w=64&h=48&frames=7&format=bgr8");
   EXPECT_EQ(src->describe().rfind("gstreamer: test://smpte", 0), 0u) << src->describe();
   EXPECT_EQ(src->total().value_or(-1), 7);
   EXPECT_FALSE(src->live());
@@ -145,7 +174,7 @@ TEST_F(Gst, VideoTestSrcFramesBgrAndGray) {
   EXPECT_FALSE(src->next(&f));
 
   SourceOptions gray;
-  gray.format = PixelFormat::kGray8;
+  gray.colour = false;
   auto g = open_source("test://videotestsrc?pattern=white&w=33&h=17&frames=2", gray);
   ASSERT_TRUE(g->next(&f));
   EXPECT_EQ(f.image.format(), PixelFormat::kGray8);
@@ -154,6 +183,89 @@ TEST_F(Gst, VideoTestSrcFramesBgrAndGray) {
   auto uri_gray = open_source("test://ball?w=32&h=16&frames=1&format=gray8");
   ASSERT_TRUE(uri_gray->next(&f));
   EXPECT_EQ(f.image.format(), PixelFormat::kGray8);
+}
+
+// Every layout arrives as it is, its rows memcpy'd: the frame's format is the layout asked for, its
+// colours are those of the BGR frame today's conversion (videoconvert to BGR) gives for the same
+// picture, and to_gray of it equals to_gray of that BGR frame bit for bit. Odd sizes: GStreamer
+// pads its rows to 4 bytes, the frames' rows are padded by 13.
+TEST_F(Gst, VideoTestSrcLayoutsArriveAsTheyAre) {
+  REQUIRE_GST("videotestsrc", "videoconvert", "appsink");
+  const std::string base = "test://smpte?w=67&h=45&frames=1&format=";
+  const Frame bgr = first_frame(base + "bgr8", padded_frames());
+  ASSERT_EQ(bgr.image.format(), PixelFormat::kBgr8);
+  const HostImage want = gray_of(bgr.image.view());
+  for (PixelFormat p :
+       {PixelFormat::kBgrx8, PixelFormat::kRgbx8, PixelFormat::kRgba8, PixelFormat::kRgb8}) {
+    const Frame f = first_frame(base + to_string(p), padded_frames());
+    ASSERT_EQ(f.image.format(), p);
+    const ImageView v = f.image.view();
+    const int bpp = bytes_per_pixel(p);
+    int differ = 0;
+    for (int y = 0; y < v.height; ++y) {
+      for (int x = 0; x < v.width; ++x) {
+        const std::uint8_t* a = v.row<std::uint8_t>(y) + bpp * x;
+        const std::uint8_t* b = bgr.image.view().row<std::uint8_t>(y) + 3 * x;
+        const bool rgb = red_first(p);
+        differ += a[rgb ? 2 : 0] != b[0] || a[1] != b[1] || a[rgb ? 0 : 2] != b[2];
+      }
+    }
+    EXPECT_EQ(differ, 0) << to_string(p);
+    EXPECT_EQ(test::rows_differ(gray_of(v).view(), want.view()), 0) << to_string(p);
+  }
+  // NV12: its luma plane is the GRAY8 frame of the gray path, the gray image the stages read.
+  const Frame nv = first_frame(base + "nv12", padded_frames());
+  const Frame gray = first_frame(base + "gray8", padded_frames());
+  ASSERT_EQ(nv.image.format(), PixelFormat::kNv12);
+  ASSERT_EQ(gray.image.format(), PixelFormat::kGray8);
+  EXPECT_EQ(test::rows_differ(luma_plane(nv.image.view()), gray.image.view()), 0);
+  EXPECT_EQ(test::rows_differ(gray_of(nv.image.view()).view(), gray.image.view()), 0);
+  // No ?format=: the producer's own layout (videotestsrc offers BGRA: a bgrx8 frame).
+  auto src = open_source("test://smpte?w=67&h=45&frames=1", padded_frames());
+  Frame f;
+  ASSERT_TRUE(src->next(&f));
+  EXPECT_EQ(f.image.format(), PixelFormat::kBgrx8);
+  EXPECT_EQ(test::rows_differ(gray_of(f.image.view()).view(), want.view()), 0);
+  EXPECT_NE(src->describe().find("negotiated BGRA 67x45, 30 fps → bgrx8 frames"), std::string::npos)
+      << src->describe();
+}
+
+// I420 (what software decoders give) becomes NV12: videoconvert interleaves the chroma rows, the
+// luma plane is the gray path's frame, the chroma that of videotestsrc's own NV12. A launch
+// description without a converter gets the layouts of the caps the appsink is given.
+TEST_F(Gst, I420BecomesNv12WithItsLumaAsIs) {
+  REQUIRE_GST("videotestsrc", "videoconvert", "appsink");
+  const std::string caps = "video/x-raw,width=67,height=45,framerate=30/1";
+  const std::string i420 = "gst://videotestsrc num-buffers=1 pattern=smpte ! " + caps +
+                           ",format=I420 ! videoconvert ! appsink";
+  auto src = open_source(i420, padded_frames());
+  Frame nv;
+  ASSERT_TRUE(src->next(&nv));
+  ASSERT_EQ(nv.image.format(), PixelFormat::kNv12);
+  EXPECT_NE(src->describe().find("negotiated NV12"), std::string::npos) << src->describe();
+  const Frame gray = first_frame("test://smpte?w=67&h=45&frames=1", padded_frames(false));
+  ASSERT_EQ(gray.image.format(), PixelFormat::kGray8);
+  EXPECT_EQ(test::rows_differ(luma_plane(nv.image.view()), gray.image.view()), 0);
+  const Frame native = first_frame("test://smpte?w=67&h=45&frames=1&format=nv12");
+  const ImageView a = nv.image.view(), b = native.image.view();
+  for (int y = 0; y < chroma_rows(a.height); ++y) {
+    EXPECT_EQ(std::memcmp(a.uv + y * a.uv_pitch, b.uv + y * b.uv_pitch, min_pitch(67, a.format)), 0)
+        << "chroma row " << y;
+  }
+  // The same I420 in a gray pipeline: its luma plane, no conversion at all.
+  const Frame luma = first_frame(i420, padded_frames(false));
+  ASSERT_EQ(luma.image.format(), PixelFormat::kGray8);
+  EXPECT_EQ(test::rows_differ(luma.image.view(), gray.image.view()), 0);
+  // No converter: the appsink takes a listed layout as it comes (RGBA), refuses the others.
+  const Frame rgba =
+      first_frame("gst://videotestsrc num-buffers=1 ! " + caps + ",format=RGBA ! appsink");
+  EXPECT_EQ(rgba.image.format(), PixelFormat::kRgba8);
+  try {
+    open_source("gst://videotestsrc num-buffers=1 ! " + caps + ",format=YUY2 ! appsink");
+    ADD_FAILURE() << "no error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::kInput) << e.what();
+  }
 }
 
 TEST_F(Gst, BuiltinPatternNamesStayBuiltin) {
@@ -255,18 +367,19 @@ TEST_F(Gst, ClipAsVideoEqualsItsFramesAsFiles) {
     const std::string frames = path("frames");
     fs::remove_all(frames);
     fs::create_directories(frames);
-    // Decode once with GStreamer into files (PPM/PGM: lossless, built in).
+    // Decode once with GStreamer into files (PGM: lossless, built in). The decoder's I420 arrives
+    // as NV12 in colour pipelines (its chroma interleaved), as GRAY8 in gray ones: either way the
+    // stages read its luma plane, which is what the files keep.
     SourceOptions opt;
-    opt.format = std::string(yaml) == kGray ? PixelFormat::kGray8 : PixelFormat::kBgr8;
+    opt.colour = std::string(yaml) != kGray;
     auto src = open_source("file://" + clip, opt);
     Frame f;
     int n = 0;
     while (src->next(&f)) {
-      EXPECT_EQ(f.image.format(), opt.format);
+      EXPECT_EQ(f.image.format(), opt.colour ? PixelFormat::kNv12 : PixelFormat::kGray8);
       char name[32];
-      std::snprintf(name, sizeof name, "f%03d.%s", n++,
-                    f.image.format() == PixelFormat::kGray8 ? "pgm" : "ppm");
-      write_image(frames + "/" + name, f.image.view());
+      std::snprintf(name, sizeof name, "f%03d.pgm", n++);
+      write_image(frames + "/" + name, luma_plane(f.image.view()));
     }
     ASSERT_EQ(n, 12);
 
@@ -324,6 +437,60 @@ TEST_F(Gst, OutputVideoIsPlayableWithEveryFrame) {
     EXPECT_EQ(n, 9) << name;
     EXPECT_NE(back->describe().find("15 fps"), std::string::npos) << back->describe();
   }
+}
+
+// The video sink takes every frame layout as it is (caps of its own layout; the pipeline's
+// videoconvert converts for the encoder), also when the layout changes from frame to frame, and a
+// frame of another size is cropped: the clip has every frame, each close to the picture written.
+TEST_F(Gst, OutputVideoTakesEveryLayout) {
+  REQUIRE_GST("decodebin", "filesrc", "matroskamux", "h264parse", "videoconvert");
+  REQUIRE_ENCODER();
+  const char* kLayouts[] = {"bgrx8", "nv12", "rgba8", "gray8", "rgbx8", "rgb8", "bgr8"};
+  std::vector<HostImage> written;
+  {
+    VideoSink sink(path("mixed.mkv"));
+    for (int i = 0; i < 14; ++i) {
+      const char* layout = kLayouts[i % 7];
+      const bool big = i == 9;  // cropped to the first frame's size
+      auto src = open_source(std::string("test://checker?frames=1&w=") + (big ? "200" : "160") +
+                             "&h=" + (big ? "150" : "120") + "&format=" + layout);
+      Frame f;
+      ASSERT_TRUE(src->next(&f));
+      sink.write(f.image.view());
+      const ImageView v = f.image.view().roi(0, 0, 160, 120);
+      if (v.format != PixelFormat::kGray8) {
+        written.push_back(convert_8bit(v, PixelFormat::kBgr8));
+        continue;
+      }
+      // GStreamer takes GRAY8 as video-range luma (Y 16..235): NV12 with that luma, no chroma.
+      HostImage luma(160, 120, PixelFormat::kNv12);
+      copy_image(v, luma_plane(luma.view()));
+      for (int y = 0; y < chroma_rows(120); ++y)
+        std::memset(luma.view().uv + y * luma.view().uv_pitch, 128, 160);
+      written.push_back(convert_8bit(luma.view(), PixelFormat::kBgr8));
+    }
+    sink.close();
+    EXPECT_EQ(sink.frames(), 14);
+  }
+  auto back = open_source("file://" + path("mixed.mkv"));
+  Frame f;
+  std::size_t n = 0;
+  while (back->next(&f)) {
+    ASSERT_LT(n, written.size());
+    ASSERT_EQ(f.image.width(), 160);
+    ASSERT_EQ(f.image.height(), 120);
+    const HostImage got = convert_8bit(f.image.view(), PixelFormat::kBgr8);
+    double sum = 0;
+    for (int y = 0; y < 120; ++y) {
+      for (int i = 0; i < 160 * 3; ++i) {
+        sum += std::abs(got.view().row<std::uint8_t>(y)[i] -
+                        written[n].view().row<std::uint8_t>(y)[i]);
+      }
+    }
+    EXPECT_LT(sum / (160 * 120 * 3), 6.0) << "frame " << n << " (" << kLayouts[n % 7] << ")";
+    ++n;
+  }
+  EXPECT_EQ(n, written.size());
 }
 
 TEST_F(Gst, OutputVideoTargetsCheckedBeforeAnythingIsWritten) {

@@ -42,6 +42,9 @@ constexpr const char* kVideoTestPatterns[] = {"smpte",
                                               "colors",
                                               "smpte-rp-219"};
 
+// The frame formats a URI's ?format= may name.
+constexpr const char* kFrameFormats = "gray8, bgr8, rgb8, bgrx8, rgbx8, rgba8 or nv12";
+
 std::string join(const std::vector<std::string>& v, const char* sep) {
   std::string out;
   for (const auto& s : v) out += (out.empty() ? "" : sep) + s;
@@ -117,14 +120,12 @@ void apply_query(const std::string& uri, const Query& q, const std::vector<std::
       }
       spec->live = value == "true" || value == "1";
     } else if (key == "format") {
-      if (value == "gray8") {
-        spec->format = PixelFormat::kGray8;
-      } else if (value == "bgr8") {
-        spec->format = PixelFormat::kBgr8;
-      } else {
-        throw bad("gray8 or bgr8");
+      PixelFormat f;
+      if (!parse_pixel_format(value, &f) || gst_format_name(f)[0] == '\0') {
+        throw bad(kFrameFormats);
       }
-      spec->format_from_uri = true;
+      spec->format = f;
+      spec->colour = f != PixelFormat::kGray8;
     } else if (key == "pattern") {
       if (!is_videotest_pattern(value))
         throw bad("a videotestsrc pattern: " + videotest_pattern_list());
@@ -139,15 +140,38 @@ void apply_query(const std::string& uri, const Query& q, const std::vector<std::
   }
 }
 
-// The conversion into the frame's format, ending at the appsink.
-std::string sink_tail(PixelFormat format, bool hardware) {
-  const bool gray = format == PixelFormat::kGray8;
+// Raw caps of layouts a frame keeps as they are. Colour: every layout the stages read, BGRx first
+// (the Jetson's, and the choice of a producer that offers several). videoconvert passes a listed
+// layout through and turns any other into the nearest listed one: I420 / YV12 / NV21 from software
+// decoders into NV12, which only interleaves the chroma rows (the luma plane is copied as is: no
+// colour conversion, no rounding), where BGR or BGRx would cost a YUV→RGB conversion of every
+// pixel (docs/decisions/030-decoder-layouts-as-frames.md). Gray: the layouts whose first plane is
+// the luma, the gray image the stages read.
+constexpr const char* kColourCaps = "video/x-raw,format={BGRx,BGRA,RGBx,RGBA,BGR,RGB,NV12,GRAY8}";
+constexpr const char* kGrayCaps = "video/x-raw,format={GRAY8,I420,NV12}";
+
+// The conversion into a layout the frame keeps, ending at the appsink.
+std::string sink_tail(const SourceSpec& spec, bool hardware) {
   std::string s;
-  if (hardware) {
-    s = gray ? "nvvidconv ! video/x-raw,format=NV12" : "nvvidconv ! video/x-raw,format=BGRx";
+  if (spec.format && *spec.format != PixelFormat::kGray8) {
+    // ?format=: exactly that layout. nvvidconv writes BGRx, RGBA and NV12 itself; BGR, RGB and
+    // RGBx come from its BGRx through videoconvert.
+    const std::string name = gst_format_name(*spec.format);
+    if (hardware) {
+      s = "nvvidconv ! video/x-raw,format=";
+      s += name == "BGRx" || name == "RGBA" || name == "NV12"
+               ? name
+               : "BGRx ! videoconvert ! video/x-raw,format=" + name;
+    } else {
+      s = "videoconvert ! video/x-raw,format=" + name;
+    }
+  } else if (!spec.colour) {
+    s = hardware ? "nvvidconv ! video/x-raw,format=NV12"
+                 : std::string("videoconvert ! ") + kGrayCaps;
   } else {
-    s = gray ? "videoconvert ! video/x-raw,format={GRAY8,I420,NV12}"
-             : "videoconvert ! video/x-raw,format=BGR";
+    // The VIC converts into BGRx in hardware: the frame keeps it (to_gray reads it as today's BGR).
+    s = hardware ? "nvvidconv ! video/x-raw,format=BGRx"
+                 : std::string("videoconvert ! ") + kColourCaps;
   }
   return s + " ! appsink name=jp_sink";
 }
@@ -200,10 +224,57 @@ std::string gst_quote(const std::string& value) {
   return out + "\"";
 }
 
-SourceSpec parse_gst_source_uri(const std::string& uri, PixelFormat format) {
+const char* gst_format_name(PixelFormat format) {
+  switch (format) {
+    case PixelFormat::kGray8:
+      return "GRAY8";
+    case PixelFormat::kBgr8:
+      return "BGR";
+    case PixelFormat::kRgb8:
+      return "RGB";
+    case PixelFormat::kBgrx8:
+      return "BGRx";
+    case PixelFormat::kRgbx8:
+      return "RGBx";
+    case PixelFormat::kRgba8:
+      return "RGBA";
+    case PixelFormat::kNv12:
+      return "NV12";
+    case PixelFormat::kS16:
+    case PixelFormat::kF32:
+      return "";
+  }
+  return "";
+}
+
+bool frame_format_for(const std::string& name, bool colour, PixelFormat* format) {
+  static const std::pair<const char*, PixelFormat> kSame[] = {
+      {"BGR", PixelFormat::kBgr8},   {"RGB", PixelFormat::kRgb8},   {"BGRx", PixelFormat::kBgrx8},
+      {"BGRA", PixelFormat::kBgrx8}, {"RGBx", PixelFormat::kRgbx8}, {"RGBA", PixelFormat::kRgba8},
+      {"GRAY8", PixelFormat::kGray8}};
+  for (const auto& [n, f] : kSame) {
+    if (name == n) {
+      *format = f;
+      return true;
+    }
+  }
+  if (name == "NV12") {
+    *format = colour ? PixelFormat::kNv12 : PixelFormat::kGray8;
+    return true;
+  }
+  if (name == "I420" || name == "YV12" || name == "NV21") {
+    *format = PixelFormat::kGray8;  // the luma plane; their chroma would need a per-pixel repack
+    return true;
+  }
+  return false;
+}
+
+std::string gst_frame_caps(bool colour) { return colour ? kColourCaps : kGrayCaps; }
+
+SourceSpec parse_gst_source_uri(const std::string& uri, bool colour) {
   SourceSpec spec;
   spec.uri = uri;
-  spec.format = format == PixelFormat::kGray8 ? PixelFormat::kGray8 : PixelFormat::kBgr8;
+  spec.colour = colour;
   const std::size_t sep = uri.find("://");
   if (sep == std::string::npos) {
     spec.kind = GstSourceKind::kFile;
@@ -294,8 +365,7 @@ std::string gst_source_pipeline(const SourceSpec& s, const GstFeatures& f) {
     case GstSourceKind::kFile:
       // decodebin autoplugs the decoder; on a Jetson nvv4l2decoder's rank is raised (gst_source)
       // so that it wins for the codecs it handles, software decoders for the rest.
-      return "filesrc location=" + gst_quote(s.location) + " ! decodebin ! " +
-             sink_tail(s.format, hw);
+      return "filesrc location=" + gst_quote(s.location) + " ! decodebin ! " + sink_tail(s, hw);
     case GstSourceKind::kV4l2: {
       std::string p = "v4l2src device=" + gst_quote(s.location);
       if (s.width || s.height || s.fps) {
@@ -303,7 +373,7 @@ std::string gst_source_pipeline(const SourceSpec& s, const GstFeatures& f) {
       } else {
         p += " ! decodebin";  // raw or MJPEG, whatever the camera offers first
       }
-      return p + " ! " + sink_tail(s.format, hw);
+      return p + " ! " + sink_tail(s, hw);
     }
     case GstSourceKind::kCsi:
       if (!f.has("nvarguscamerasrc") || !f.has("nvvidconv")) {
@@ -312,12 +382,11 @@ std::string gst_source_pipeline(const SourceSpec& s, const GstFeatures& f) {
                           "this machine does not have (a USB camera: v4l2:///dev/videoN)");
       }
       return "nvarguscamerasrc sensor-id=" + std::to_string(s.sensor) + " ! " +
-             raw_caps(s, "video/x-raw(memory:NVMM)") + ",format=NV12 ! " +
-             sink_tail(s.format, true);
+             raw_caps(s, "video/x-raw(memory:NVMM)") + ",format=NV12 ! " + sink_tail(s, true);
     case GstSourceKind::kRtsp:
       return "rtspsrc location=" + gst_quote(s.location) +
              " latency=" + std::to_string(s.latency_ms) +
-             " ! application/x-rtp,media=video ! decodebin ! " + sink_tail(s.format, hw);
+             " ! application/x-rtp,media=video ! decodebin ! " + sink_tail(s, hw);
     case GstSourceKind::kRtp: {
       const bool h265 = s.codec == "h265";
       const std::string enc = h265 ? "H265" : "H264";
@@ -337,7 +406,7 @@ std::string gst_source_pipeline(const SourceSpec& s, const GstFeatures& f) {
       p += " port=" + std::to_string(s.port) +
            " caps=\"application/x-rtp,media=video,clock-rate=90000,encoding-name=" + enc +
            ",payload=96\" ! rtpjitterbuffer latency=" + std::to_string(s.latency_ms) + " ! rtp" +
-           n + "depay ! " + n + "parse ! " + decoder + " ! " + sink_tail(s.format, hw);
+           n + "depay ! " + n + "parse ! " + decoder + " ! " + sink_tail(s, hw);
       return p;
     }
     case GstSourceKind::kTestSrc: {
@@ -345,7 +414,7 @@ std::string gst_source_pipeline(const SourceSpec& s, const GstFeatures& f) {
       std::string p = "videotestsrc pattern=" + s.pattern;
       if (s.frames >= 0) p += " num-buffers=" + std::to_string(s.frames);
       p += std::string(" is-live=") + (s.live ? "true" : "false");
-      return p + " ! " + raw_caps(s, "video/x-raw") + " ! " + sink_tail(s.format, false);
+      return p + " ! " + raw_caps(s, "video/x-raw") + " ! " + sink_tail(s, false);
     }
     case GstSourceKind::kLaunch:
       return s.location;
@@ -418,8 +487,10 @@ std::string h264_encoder_chain(const GstFeatures& f, int fps, int bitrate_kbps, 
   const int gop = std::max(1, low_latency ? fps : 2 * fps);
   if (f.has("nvv4l2h264enc") && f.has("nvvidconv")) {
     // VIC converts into NVMM NV12 for the hardware encoder (bitrate in bit/s).
-    return "video/x-raw,format=BGRx ! nvvidconv ! video/x-raw(memory:NVMM),format=NV12 ! "
-           "nvv4l2h264enc bitrate=" +
+    // The frame's own layout where nvvidconv takes it (a caps list: only what both sides offer is
+    // negotiated), else videoconvert's nearest one.
+    return "video/x-raw,format={NV12,BGRx,RGBA} ! nvvidconv ! "
+           "video/x-raw(memory:NVMM),format=NV12 ! nvv4l2h264enc bitrate=" +
            std::to_string(bitrate_kbps * 1000) + " iframeinterval=" + std::to_string(gop) +
            " insert-sps-pps=true" + (low_latency ? " maxperf-enable=true" : "") + " ! h264parse";
   }

@@ -4,17 +4,19 @@
 // nvarguscamerasrc, nvv4l2h264enc) are unit-tested on machines without those elements. This header
 // and gst_pipeline.cpp build without GStreamer; detect_gst_features() is empty there.
 //
-// Sources end in `appsink name=jp_sink` behind a caps filter:
-//   colour: software `videoconvert ! video/x-raw,format=BGR`; Jetson `nvvidconv ! video/x-raw,
-//           format=BGRx` (the x byte is dropped in the one copy into the frame)
-//   gray:   software `videoconvert ! video/x-raw,format={GRAY8,I420,NV12}` (decoders' I420/NV12
-//   pass
-//           through and the luma plane is used directly); Jetson `nvvidconv !
-//           video/x-raw,format=NV12`
-// Sinks start with `appsrc name=jp_src` (caps set by the sink: BGR or GRAY8, size, rate).
+// Sources end in `appsink name=jp_sink` behind a caps filter asking for a layout the frame keeps as
+// it is (gst_frame_caps): each buffer is then copied into the frame with a memcpy per row (per
+// plane for NV12), never converted pixel by pixel on our side.
+//   colour: software `videoconvert ! video/x-raw,format={BGRx,BGRA,RGBx,RGBA,BGR,RGB,NV12,GRAY8}`
+//           (a decoder's layout in the list passes through; I420 becomes NV12); Jetson `nvvidconv !
+//           video/x-raw,format=BGRx` (the VIC converts, the frame is BGRx)
+//   gray:   software `videoconvert ! video/x-raw,format={GRAY8,I420,NV12}` (the luma plane, no
+//           colour conversion); Jetson `nvvidconv ! video/x-raw,format=NV12` (its luma plane)
+// Sinks start with `appsrc name=jp_src` (caps set by the sink: the frame's own layout, size, rate).
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <set>
 #include <string>
 
@@ -50,7 +52,9 @@ enum class GstSourceKind { kFile, kV4l2, kCsi, kRtsp, kRtp, kTestSrc, kLaunch };
 //   csi://N[?w=W&h=H&fps=F]                     defaults 1920x1080 at 30
 //   rtsp://...                      (none: the URL is passed to rtspsrc whole; latency 200 ms)
 //   rtp://[HOST]:PORT[?codec=h264|h265&latency=MS]   H.264 RTP (payload 96) received on PORT
-//   test://NAME[?w=W&h=H&frames=N&fps=F&live=true|false&format=gray8|bgr8]   videotestsrc
+//   test://NAME[?w=W&h=H&frames=N&fps=F&live=true|false&format=F]   videotestsrc
+//   (format=F on test, v4l2, csi and rtp: exactly this frame format, one of gray8, bgr8, rgb8,
+//   bgrx8, rgbx8, rgba8, nv12; gray8 is the luma plane as in gray pipelines)
 //   test://videotestsrc?pattern=NAME&...        the same; frames=0: endless
 //   gst://LAUNCH                    a gst-launch description whose last element is an appsink
 struct SourceSpec {
@@ -66,8 +70,9 @@ struct SourceSpec {
   bool live = false;                   // cameras, network, videotestsrc live=true
   std::string codec = "h264";
   int latency_ms = 200;
-  PixelFormat format = PixelFormat::kBgr8;  // what the frames should be (GRAY8 or BGR8)
-  bool format_from_uri = false;             // ?format= given (overrides the pipeline's choice)
+  // The frames keep their colour (the layouts of gst_frame_caps); false: GRAY8, the luma plane.
+  bool colour = true;
+  std::optional<PixelFormat> format;  // ?format=: exactly this frame format (colour follows it)
 };
 
 // The built-in synthetic patterns (test_source.cpp): test://gradient|checker|noise|blobs.
@@ -75,9 +80,21 @@ bool is_builtin_test_pattern(const std::string& name);
 // Whether `scheme` (without "://") is one the GStreamer sources handle (file excepted).
 bool is_gst_only_scheme(const std::string& scheme);
 
-// Parses a source URI for GStreamer. `format` is the frame format the pipeline wants (GRAY8/BGR8).
-// Throws jetpipe::Error (kInput) naming the URI and what would be valid.
-SourceSpec parse_gst_source_uri(const std::string& uri, PixelFormat format);
+// Parses a source URI for GStreamer. `colour`: whether the stages read the frame's colour
+// (SourceOptions::colour); a ?format= overrides it. Throws jetpipe::Error (kInput) naming the URI
+// and what would be valid.
+SourceSpec parse_gst_source_uri(const std::string& uri, bool colour);
+
+// GStreamer's name of a frame format's layout ("BGRx" for bgrx8, "NV12", "GRAY8"); "" for S16/F32.
+const char* gst_format_name(PixelFormat format);
+// The frame format a raw buffer in GStreamer's format `name` becomes with a row memcpy at most: its
+// own layout (BGRA as bgrx8: byte 3 is ignored), NV12 with both planes when `colour`; GRAY8, the
+// luma plane, for GRAY8 and for I420 / YV12 / NV21 (and NV12 when not `colour`). False for any
+// other format (it would need a per-pixel conversion).
+bool frame_format_for(const std::string& name, bool colour, PixelFormat* format);
+// The raw caps an appsink asks for: "video/x-raw,format={...}" with the layouts above that keep the
+// colour (BGRx first), or those whose luma plane is the gray image.
+std::string gst_frame_caps(bool colour);
 
 // The gst-launch description of a source ending in `appsink name=jp_sink`. Throws kInput when an
 // element it needs is absent (csi:// without nvarguscamerasrc, rtp:// without a decoder).

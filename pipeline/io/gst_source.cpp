@@ -123,57 +123,27 @@ void prefer_hardware_decoder() {
 }
 
 // Copies a mapped video frame into a new image from `alloc` (the source's allocator, called here in
-// the streaming thread), row by row honouring both strides: BGR as is, BGRx/BGRA/RGB* to BGR, and
-// the luma plane of GRAY8 / I420 / YV12 / NV12 / NV21 as GRAY8. Empty (and *why) for other formats.
-HostImage copy_frame(GstVideoFrame* vf, const ImageAllocator& alloc, std::string* why) {
-  const int w = GST_VIDEO_FRAME_WIDTH(vf);
-  const int h = GST_VIDEO_FRAME_HEIGHT(vf);
-  const auto* src = static_cast<const std::uint8_t*>(GST_VIDEO_FRAME_PLANE_DATA(vf, 0));
-  const int stride = GST_VIDEO_FRAME_PLANE_STRIDE(vf, 0);
+// the streaming thread) in the layout it arrived in (frame_format_for): a memcpy per row and plane,
+// honouring GStreamer's strides and plane offsets. Empty (and *why) for a layout no frame keeps.
+HostImage copy_frame(GstVideoFrame* vf, bool colour, const ImageAllocator& alloc,
+                     std::string* why) {
   const GstVideoFormat fmt = GST_VIDEO_FRAME_FORMAT(vf);
-  switch (fmt) {
-    case GST_VIDEO_FORMAT_BGR: {
-      HostImage img = allocate_image(alloc, w, h, PixelFormat::kBgr8);
-      const ImageView v = img.view();
-      for (int y = 0; y < h; ++y) std::memcpy(v.row<std::uint8_t>(y), src + y * stride, 3u * w);
-      return img;
-    }
-    case GST_VIDEO_FORMAT_BGRx:
-    case GST_VIDEO_FORMAT_BGRA:
-    case GST_VIDEO_FORMAT_RGB:
-    case GST_VIDEO_FORMAT_RGBx:
-    case GST_VIDEO_FORMAT_RGBA: {
-      const bool rgb = fmt == GST_VIDEO_FORMAT_RGB || fmt == GST_VIDEO_FORMAT_RGBx ||
-                       fmt == GST_VIDEO_FORMAT_RGBA;
-      const int step = fmt == GST_VIDEO_FORMAT_RGB ? 3 : 4;
-      HostImage img = allocate_image(alloc, w, h, PixelFormat::kBgr8);
-      const ImageView v = img.view();
-      for (int y = 0; y < h; ++y) {
-        const std::uint8_t* s = src + y * stride;
-        std::uint8_t* d = v.row<std::uint8_t>(y);
-        for (int x = 0; x < w; ++x, s += step, d += 3) {
-          d[0] = rgb ? s[2] : s[0];
-          d[1] = s[1];
-          d[2] = rgb ? s[0] : s[2];
-        }
-      }
-      return img;
-    }
-    case GST_VIDEO_FORMAT_GRAY8:
-    case GST_VIDEO_FORMAT_I420:
-    case GST_VIDEO_FORMAT_YV12:
-    case GST_VIDEO_FORMAT_NV12:
-    case GST_VIDEO_FORMAT_NV21: {
-      HostImage img = allocate_image(alloc, w, h, PixelFormat::kGray8);
-      const ImageView v = img.view();
-      for (int y = 0; y < h; ++y) std::memcpy(v.row<std::uint8_t>(y), src + y * stride, w);
-      return img;
-    }
-    default:
-      *why = std::string("raw format ") + gst_video_format_to_string(fmt) +
-             " cannot be read (the appsink's caps must be BGR, BGRx, GRAY8, I420 or NV12)";
-      return {};
+  PixelFormat format;
+  if (!frame_format_for(gst_video_format_to_string(fmt), colour, &format)) {
+    *why = std::string("raw format ") + gst_video_format_to_string(fmt) +
+           " is no frame layout (the appsink's caps must ask for " + gst_frame_caps(colour) + ")";
+    return {};
   }
+  ImageView in{static_cast<std::uint8_t*>(GST_VIDEO_FRAME_PLANE_DATA(vf, 0)),
+               GST_VIDEO_FRAME_WIDTH(vf), GST_VIDEO_FRAME_HEIGHT(vf),
+               static_cast<std::size_t>(GST_VIDEO_FRAME_PLANE_STRIDE(vf, 0)), format};
+  if (format == PixelFormat::kNv12) {
+    in.uv = static_cast<std::uint8_t*>(GST_VIDEO_FRAME_PLANE_DATA(vf, 1));
+    in.uv_pitch = static_cast<std::size_t>(GST_VIDEO_FRAME_PLANE_STRIDE(vf, 1));
+  }
+  HostImage img = allocate_image(alloc, in.width, in.height, format);
+  copy_image(in, img.view());
+  return img;
 }
 
 std::string source_name(const SourceSpec& s) {
@@ -265,8 +235,8 @@ class GstSource final : public Source {
     if (width_ > 0) {
       char fps[32] = "";
       if (fps_ > 0) std::snprintf(fps, sizeof fps, ", %.3g fps", fps_);
-      d += " (" + std::to_string(width_) + "x" + std::to_string(height_) + " " + caps_format_ +
-           fps + " → " + to_string(out_format_) + ")";
+      d += " (negotiated " + caps_format_ + " " + std::to_string(width_) + "x" +
+           std::to_string(height_) + fps + " → " + to_string(out_format_) + " frames)";
     }
     if (live_) d += ", live: queue " + std::to_string(capacity_) + ", drop oldest";
     if (!warning_.empty()) d += ", warning: " + warning_;
@@ -311,10 +281,7 @@ class GstSource final : public Source {
     if (spec_.kind == GstSourceKind::kLaunch) {
       GstCaps* caps = gst_app_sink_get_caps(GST_APP_SINK(appsink_));
       if (!caps) {
-        const char* c = spec_.format == PixelFormat::kGray8
-                            ? "video/x-raw,format={GRAY8,I420,NV12,BGR,BGRx}"
-                            : "video/x-raw,format={BGR,BGRx,RGB,GRAY8,I420,NV12}";
-        GstCaps* want = gst_caps_from_string(c);
+        GstCaps* want = gst_caps_from_string(gst_frame_caps(spec_.colour).c_str());
         gst_app_sink_set_caps(GST_APP_SINK(appsink_), want);
         gst_caps_unref(want);
       } else {
@@ -494,7 +461,8 @@ class GstSource final : public Source {
       } else {
         try {
           img = copy_frame(
-              &vf, [this](int fw, int fh, PixelFormat f) { return new_image(fw, fh, f); }, &why);
+              &vf, spec_.colour,
+              [this](int fw, int fh, PixelFormat f) { return new_image(fw, fh, f); }, &why);
         } catch (const std::exception& e) {  // nothing may unwind into GStreamer's C code
           img = HostImage();
           why = std::string("cannot allocate a frame: ") + e.what();

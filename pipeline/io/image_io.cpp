@@ -10,6 +10,7 @@
 #include <string>
 
 #include "core/error.h"
+#include "pipeline/io/convert.h"
 #include "pipeline/io/io_internal.h"
 
 #if JETPIPE_HAVE_OPENCV
@@ -256,16 +257,22 @@ HostImage read_image(const std::string& path, const ImageAllocator& alloc) {
   }
 }
 
-void write_image(const std::string& path, const ImageView& image) {
+void write_image(const std::string& path, const ImageView& frame) {
   const std::string ext = io_detail::lower_extension(path);
   try {
-    const bool gray = image.format == PixelFormat::kGray8;
-    const bool colour = image.format == PixelFormat::kBgr8 || image.format == PixelFormat::kRgb8;
+    const bool gray = frame.format == PixelFormat::kGray8;
+    const bool colour = frame.format == PixelFormat::kNv12 || is_colour(frame.format);
     if ((ext == "pgm" && !gray) || (ext == "ppm" && !colour)) {
-      throw config_error(std::string("cannot write ") + to_string(image.format) + " as ." + ext +
-                         " (gray8 → .pgm, bgr8/rgb8 → .ppm, s16/f32 → .pfm" +
+      throw config_error(std::string("cannot write ") + to_string(frame.format) + " as ." + ext +
+                         " (gray8 → .pgm, bgr8/rgb8/bgrx8/rgbx8/rgba8/nv12 → .ppm, s16/f32 → .pfm" +
                          (have_opencv_codecs() ? " or .tiff)" : ")"));
     }
+    // The 4-byte layouts and NV12 are written as the BGR picture they hold (convert.h).
+    HostImage bgr;
+    if (colour && bytes_per_pixel(frame.format) != 3 && ext != "pfm") {
+      bgr = convert_8bit(frame, PixelFormat::kBgr8);
+    }
+    const ImageView image = bgr.empty() ? frame : bgr.view();
     if (io_detail::is_pnm_extension(ext)) {
       io_detail::write_pnm(path, image);
     } else if (ext == "pfm") {

@@ -19,7 +19,9 @@ bool have_opencv_codecs();
 HostImage read_image(const std::string& path, const ImageAllocator& alloc = {});
 
 // Writes the image; the extension picks the codec (.pgm/.ppm/.pfm built in; others need OpenCV).
-// GRAY8 → pgm/png, BGR8/RGB8 → ppm/png, S16 and F32 → tiff (OpenCV) or pfm. Throws on failure.
+// GRAY8 → pgm/png; the colour layouts (BGR8, RGB8, BGRx, RGBx, RGBA: byte 3 dropped) and NV12 (as
+// OpenCV's COLOR_YUV2BGR_NV12 converts it, convert.h) → ppm/png; S16 and F32 → tiff (OpenCV) or
+// pfm. Throws on failure.
 void write_image(const std::string& path, const ImageView& image);
 
 // The extension write_image should use for this format on this build ("png", "pgm", "tiff", ...).

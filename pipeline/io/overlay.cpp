@@ -49,28 +49,6 @@ std::string fmt(const char* f, double v) {
 
 }  // namespace
 
-HostImage convert_8bit(const ImageView& src, PixelFormat to) {
-  HostImage out(src.width, src.height, to);
-  if (src.format == to) {
-    copy_image(src, out.view());
-    return out;
-  }
-  const ImageView d = out.view();
-  for (int y = 0; y < src.height; ++y) {
-    const std::uint8_t* s = src.row<std::uint8_t>(y);
-    std::uint8_t* o = d.row<std::uint8_t>(y);
-    for (int x = 0; x < src.width; ++x) {
-      if (to == PixelFormat::kGray8) {
-        o[x] = static_cast<std::uint8_t>(
-            (s[3 * x] * 29 + s[3 * x + 1] * 150 + s[3 * x + 2] * 77 + 128) >> 8);
-      } else {
-        o[3 * x] = o[3 * x + 1] = o[3 * x + 2] = s[x];
-      }
-    }
-  }
-  return out;
-}
-
 void Canvas::put(int x, int y, Bgr c) const {
   if (x < 0 || y < 0 || x >= v_.width || y >= v_.height) return;
   std::uint8_t* p = v_.row<std::uint8_t>(y) + 3 * x;

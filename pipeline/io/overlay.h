@@ -15,6 +15,7 @@
 
 #include "core/image.h"
 #include "core/results.h"
+#include "pipeline/io/convert.h"  // convert_8bit
 
 namespace jetpipe {
 
@@ -42,12 +43,8 @@ class Canvas {
   ImageView v_;
 };
 
-// `src` (GRAY8 or BGR8) as `to` (GRAY8 or BGR8): cvtColor's weights to gray, replication to BGR,
-// a plain copy where the formats match.
-HostImage convert_8bit(const ImageView& src, PixelFormat to);
-
-// A BGR8 copy of `image` (GRAY8 or BGR8) with the records' detections as crosses and the first
-// histogram and stats (and the frame index) as an overlay at the top left.
+// A BGR8 copy of `image` (any 8-bit frame layout, convert_8bit) with the records' detections as
+// crosses and the first histogram and stats (and the frame index) as an overlay at the top left.
 HostImage annotate(const ImageView& image,
                    const std::vector<std::pair<std::string, StageResult>>& results,
                    std::int64_t frame_index);

@@ -19,7 +19,8 @@ namespace {
 constexpr const char* kForms =
     "accepted: frames://DIR, frames://DIR/*.png, DIR, DIR/*.png, file://CLIP.y4m, "
     "file://CLIP.mp4|mkv|avi|... (GStreamer, else OpenCV), "
-    "test://gradient|checker|noise|blobs[?w=W&h=H&frames=N&format=gray8|bgr8]; with GStreamer: "
+    "test://gradient|checker|noise|blobs[?w=W&h=H&frames=N&format=gray8|bgr8|rgb8|bgrx8|rgbx8|"
+    "rgba8|nv12]; with GStreamer: "
     "v4l2:///dev/videoN, csi://N, rtsp://HOST/PATH, rtp://[HOST]:PORT, test://smpte|ball|... "
     "(videotestsrc), gst://LAUNCH ! appsink";
 
@@ -28,7 +29,7 @@ std::unique_ptr<Source> open_file_uri(const std::string& uri, const std::string&
   if (path.empty()) throw input_error("source '" + uri + "': no file given (" + kForms + ")");
   if (io_detail::lower_extension(path) == "y4m") return io_detail::open_y4m_source(uri, path);
   if (have_gstreamer()) {
-    SourceSpec spec = parse_gst_source_uri("file://" + path, options.format);
+    SourceSpec spec = parse_gst_source_uri("file://" + path, options.colour);
     spec.uri = uri;
     return open_gst_source(spec, options);
   }
@@ -37,7 +38,7 @@ std::unique_ptr<Source> open_file_uri(const std::string& uri, const std::string&
 
 // Cameras, network streams, videotestsrc, launch descriptions: GStreamer only.
 std::unique_ptr<Source> open_gst_uri(const std::string& uri, const SourceOptions& options) {
-  const SourceSpec spec = parse_gst_source_uri(uri, options.format);  // names what is valid
+  const SourceSpec spec = parse_gst_source_uri(uri, options.colour);  // names what is valid
   try {
     return open_gst_source(spec, options);
   } catch (const Error& e) {
@@ -95,9 +96,8 @@ std::shared_ptr<void> DeviceFrame::release_with(std::function<void()> release) {
 }
 
 HostImage Source::new_image(int width, int height, PixelFormat format) const {
-  const std::uint64_t bytes = static_cast<std::uint64_t>(width) *
-                              static_cast<std::uint64_t>(height) *
-                              static_cast<std::uint64_t>(bytes_per_pixel(format));
+  const std::uint64_t bytes =
+      width > 0 && height > 0 ? image_bytes(width, height, format, min_pitch(width, format)) : 0;
   if (bytes > max_frame_bytes_) {
     throw input_error("a frame of " + std::to_string(width) + "x" + std::to_string(height) + " " +
                       to_string(format) + " (" + std::to_string(bytes >> 20) +

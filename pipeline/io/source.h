@@ -7,7 +7,8 @@
 //   file://clip.mp4         any container and codec GStreamer decodes (decodebin); without
 //                           GStreamer, OpenCV's VideoCapture (when built with OpenCV)
 //   FILE                    a plain path to a file: the same as file://FILE
-//   test://NAME[?w=W&h=H&frames=N&format=gray8|bgr8]   synthetic moving patterns, deterministic
+//   test://NAME[?w=W&h=H&frames=N&format=F]   synthetic moving patterns, deterministic, in any
+//                           frame format F: gray8, bgr8, rgb8, bgrx8, rgbx8, rgba8, nv12
 // With GStreamer (gst_pipeline.h has every query key and the pipelines built):
 //   v4l2:///dev/videoN      a V4L2 camera
 //   csi://N                 a Jetson CSI camera (nvarguscamerasrc)
@@ -27,11 +28,18 @@
 // Video (VideoCapture) frames are BGR8, Frame.source "clip.avi#3 t=120" (ms); a read failure ends.
 // test:// patterns: gradient (scrolling ramps), checker (moving checkerboard), noise (seeded by the
 // frame index), blobs (four Gaussian spots, sigma min(w,h)/32, bouncing); defaults 640x480, 30
-// frames, bgr8; Frame.source "test:blobs#3".
-// GStreamer sources: frames are SourceOptions::format (BGR8, or GRAY8 from the luma plane of
-// I420/NV12 without a colour conversion); Frame.source "clip.mp4#3 t=100" (t: the buffer's
-// timestamp in ms). Each GstBuffer is copied once, row by row honouring its strides, into the
-// frame, in GStreamer's streaming thread (so decoder and camera buffers go back at once). Zero-copy
+// frames, bgr8; Frame.source "test:blobs#3". Every format holds the same picture: the colour
+// layouts the bgr8 frame's colours (byte 3 of the 4-byte ones 255), nv12 the gray8 frame as its
+// luma plane and chroma derived from the colours.
+// GStreamer sources: frames keep the layout the decoder or converter hands over, with no per-pixel
+// work on our side (gst_pipeline.h has the caps): with SourceOptions::colour, BGRx (Jetson's
+// nvvidconv, in hardware), BGRx / RGBx / RGBA / BGR / RGB / GRAY8 as they come, NV12 (also from
+// software decoders' I420, whose chroma videoconvert interleaves); without, GRAY8 from the luma
+// plane of I420 / NV12 without a colour conversion. Frame.source "clip.mp4#3 t=100" (t: the
+// buffer's timestamp in ms). Each GstBuffer is copied once, a memcpy per row and plane honouring
+// its strides, into the frame, in GStreamer's streaming thread (so decoder and camera buffers go
+// back at once). gst:// descriptions end in `videoconvert ! appsink` unless they produce one of
+// those layouts themselves. Zero-copy
 // comes with the executor's frame pool: the pool's (pinned / mapped) buffers offered to GStreamer
 // through an allocation proposal, so the converter writes straight into them.
 // Live sources (cameras, network, videotestsrc live=true) keep a bounded queue
@@ -137,7 +145,10 @@ class Source {
 
 // How GStreamer sources deliver frames (the other sources ignore it).
 struct SourceOptions {
-  PixelFormat format = PixelFormat::kBgr8;  // kGray8: the luma plane; a URI's ?format= wins
+  // Whether a stage reads the frame's colour (source_options_for: a stage reading the frame accepts
+  // colour, as to_gray does). true: frames in the decoder's own layout (BGRx, RGBx, RGBA, BGR, RGB,
+  // NV12 or GRAY8, whichever arrives); false: GRAY8, the luma plane alone. A URI's ?format= wins.
+  bool colour = true;
   int queue = 4;          // live sources: frames held before the oldest is dropped (1..64)
   double timeout_s = 10;  // open: no first frame (or error) within this → error; later: a
                           // stall this long → error (rtp:// listens: no first-frame wait)

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
-// Synthetic sources: test://NAME?w=W&h=H&frames=N&format=gray8|bgr8. Every pattern is a pure
-// function of (pattern, size, format, frame index), computed in integers except the blob profile (a
-// table made once per source), so a frame is the same however often and in whatever order it is
-// asked for.
+// Synthetic sources: test://NAME?w=W&h=H&frames=N&format=F. Every pattern is a pure function of
+// (pattern, size, format, frame index), computed in integers except the blob profile (a table made
+// once per source), so a frame is the same however often and in whatever order it is asked for.
+// Every format holds the same picture: the colour layouts bgr8's colours, nv12 gray8's pixels as
+// its luma plane and chroma computed from the colours.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -17,6 +18,7 @@ namespace {
 
 constexpr const char* kPatterns = "gradient, checker, noise, blobs";
 constexpr const char* kKeys = "w, h, frames, format";
+constexpr const char* kFormats = "gray8, bgr8, rgb8, bgrx8, rgbx8, rgba8 or nv12";
 constexpr int kMaxSide = 16384;
 constexpr std::int64_t kMaxFrames = 1000000000;
 
@@ -29,15 +31,46 @@ std::uint64_t splitmix64(std::uint64_t x) {
   return x ^ (x >> 31);
 }
 
-void put(const ImageView& v, int x, int y, int b, int g, int r) {
-  if (v.format == PixelFormat::kGray8) {
-    v.row<std::uint8_t>(y)[x] = static_cast<std::uint8_t>((b * 29 + g * 150 + r * 77 + 128) >> 8);
-  } else {
-    std::uint8_t* p = v.row<std::uint8_t>(y) + 3 * x;
-    p[0] = static_cast<std::uint8_t>(b);
-    p[1] = static_cast<std::uint8_t>(g);
-    p[2] = static_cast<std::uint8_t>(r);
+int gray_of(int b, int g, int r) { return (b * 29 + g * 150 + r * 77 + 128) >> 8; }
+
+// BT.601 limited-range chroma of a colour, in integers (the offset keeps the shifted sum ≥ 0).
+std::uint8_t chroma_u(int b, int g, int r) {
+  return static_cast<std::uint8_t>((-38 * r - 74 * g + 112 * b + 128 + (128 << 8)) >> 8);
+}
+std::uint8_t chroma_v(int b, int g, int r) {
+  return static_cast<std::uint8_t>((112 * r - 94 * g - 18 * b + 128 + (128 << 8)) >> 8);
+}
+
+bool gray_plane(PixelFormat f) { return f == PixelFormat::kGray8 || f == PixelFormat::kNv12; }
+
+// NV12: the chroma pair of the 2x2 block whose top-left pixel is (x, y), from that pixel's colour.
+void put_chroma(const ImageView& v, int x, int y, int b, int g, int r) {
+  if ((x | y) & 1) return;
+  std::uint8_t* c = v.uv + static_cast<std::size_t>(y / 2) * v.uv_pitch + x;
+  c[0] = chroma_u(b, g, r);
+  c[1] = chroma_v(b, g, r);
+}
+
+// One pixel of colour (b, g, r) in the view's layout; `gray` is its gray value (GRAY8, NV12's
+// luma). The 4-byte layouts' byte 3 is 255.
+void put(const ImageView& v, int x, int y, int b, int g, int r, int gray) {
+  std::uint8_t* row = v.row<std::uint8_t>(y);
+  if (gray_plane(v.format)) {
+    row[x] = static_cast<std::uint8_t>(gray);
+    if (v.format == PixelFormat::kNv12) put_chroma(v, x, y, b, g, r);
+    return;
   }
+  const int bpp = bytes_per_pixel(v.format);
+  std::uint8_t* p = row + bpp * x;
+  const bool rgb = red_first(v.format);
+  p[0] = static_cast<std::uint8_t>(rgb ? r : b);
+  p[1] = static_cast<std::uint8_t>(g);
+  p[2] = static_cast<std::uint8_t>(rgb ? b : r);
+  if (bpp == 4) p[3] = 255;
+}
+
+void put(const ImageView& v, int x, int y, int b, int g, int r) {
+  put(v, x, y, b, g, r, gray_of(b, g, r));
 }
 
 // Ramps along x, y and the diagonal, scrolling at different speeds.
@@ -50,11 +83,7 @@ void gradient(const ImageView& v, std::int64_t t) {
       const int b = (gx + 4 * s) & 255;
       const int g = (gy + 2 * s) & 255;
       const int r = ((gx + gy) / 2 + 6 * s) & 255;
-      if (v.format == PixelFormat::kGray8) {
-        v.row<std::uint8_t>(y)[x] = static_cast<std::uint8_t>((gx + gy / 4 + 4 * s) & 255);
-      } else {
-        put(v, x, y, b, g, r);
-      }
+      put(v, x, y, b, g, r, (gx + gy / 4 + 4 * s) & 255);
     }
   }
 }
@@ -76,20 +105,44 @@ void checker(const ImageView& v, std::int64_t t) {
   }
 }
 
-// Uniform noise, seeded by the frame index (and the row).
+// n bytes of uniform noise for row y, seeded by the frame index and the row.
+void noise_bytes(std::uint64_t seed, int y, std::size_t n, std::uint8_t* out) {
+  std::uint64_t state = splitmix64(seed ^ static_cast<std::uint64_t>(y) * 0xD1B54A32D192ED03ull);
+  std::uint64_t bits = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    if (i % 8 == 0) {
+      state = splitmix64(state);
+      bits = state;
+    }
+    out[i] = static_cast<std::uint8_t>(bits);
+    bits >>= 8;
+  }
+}
+
+// Uniform noise: GRAY8 and BGR8 rows are the row's noise bytes; the other colour layouts hold
+// BGR8's colours, NV12 GRAY8's luma and chroma from BGR8's colours.
 void noise(const ImageView& v, std::int64_t t) {
   const std::uint64_t seed = splitmix64(static_cast<std::uint64_t>(t));
+  const std::size_t w = static_cast<std::size_t>(v.width);
+  std::vector<std::uint8_t> bgr(3 * w);
   for (int y = 0; y < v.height; ++y) {
-    std::uint64_t state = splitmix64(seed ^ static_cast<std::uint64_t>(y) * 0xD1B54A32D192ED03ull);
     std::uint8_t* r = v.row<std::uint8_t>(y);
-    std::uint64_t bits = 0;
-    for (std::size_t i = 0; i < v.row_bytes(); ++i) {
-      if (i % 8 == 0) {
-        state = splitmix64(state);
-        bits = state;
+    if (v.format == PixelFormat::kGray8 || v.format == PixelFormat::kBgr8) {
+      noise_bytes(seed, y, v.row_bytes(), r);
+      continue;
+    }
+    if (v.format == PixelFormat::kNv12) {
+      noise_bytes(seed, y, w, r);
+      if (y % 2 != 0) continue;
+    }
+    noise_bytes(seed, y, bgr.size(), bgr.data());
+    for (int x = 0; x < v.width; ++x) {
+      const std::uint8_t* c = &bgr[3 * static_cast<std::size_t>(x)];
+      if (v.format == PixelFormat::kNv12) {
+        put_chroma(v, x, y, c[0], c[1], c[2]);
+      } else {
+        put(v, x, y, c[0], c[1], c[2]);
       }
-      r[i] = static_cast<std::uint8_t>(bits);
-      bits >>= 8;
     }
   }
 }
@@ -145,17 +198,23 @@ class Blobs {
   }
 
  private:
+  // The brighter of the pixel and (b, g, r), channel by channel (gray: the gray values; NV12's
+  // chroma follows its luma where the spot is brighter).
   static void max_put(const ImageView& v, int x, int y, int b, int g, int r) {
-    if (v.format == PixelFormat::kGray8) {
+    if (gray_plane(v.format)) {
       std::uint8_t* p = v.row<std::uint8_t>(y) + x;
-      const int val = (b * 29 + g * 150 + r * 77 + 128) >> 8;
-      *p = static_cast<std::uint8_t>(std::max<int>(*p, val));
-    } else {
-      std::uint8_t* p = v.row<std::uint8_t>(y) + 3 * x;
-      p[0] = static_cast<std::uint8_t>(std::max<int>(p[0], b));
-      p[1] = static_cast<std::uint8_t>(std::max<int>(p[1], g));
-      p[2] = static_cast<std::uint8_t>(std::max<int>(p[2], r));
+      const int val = gray_of(b, g, r);
+      if (val <= *p) return;
+      *p = static_cast<std::uint8_t>(val);
+      if (v.format == PixelFormat::kNv12) put_chroma(v, x, y, b, g, r);
+      return;
     }
+    const int bpp = bytes_per_pixel(v.format);
+    std::uint8_t* p = v.row<std::uint8_t>(y) + bpp * x;
+    const bool rgb = red_first(v.format);
+    p[0] = static_cast<std::uint8_t>(std::max<int>(p[0], rgb ? r : b));
+    p[1] = static_cast<std::uint8_t>(std::max<int>(p[1], g));
+    p[2] = static_cast<std::uint8_t>(std::max<int>(p[2], rgb ? b : r));
   }
 
   int sigma_;
@@ -258,12 +317,9 @@ std::unique_ptr<Source> open_test_source(const std::string& uri, const std::stri
     } else if (key == "frames") {
       if (!parse_decimal(value, 1, kMaxFrames, &frames)) throw bad("an integer 1..1000000000");
     } else if (key == "format") {
-      if (value == "gray8") {
-        format = PixelFormat::kGray8;
-      } else if (value == "bgr8") {
-        format = PixelFormat::kBgr8;
-      } else {
-        throw bad("gray8 or bgr8");
+      if (!parse_pixel_format(value, &format) || format == PixelFormat::kS16 ||
+          format == PixelFormat::kF32) {
+        throw bad(kFormats);
       }
     } else {
       throw input_error(where + "unknown key '" + key + "' (valid keys: " + kKeys + ")");

@@ -12,9 +12,9 @@
 #include <thread>
 
 #include "core/error.h"
+#include "pipeline/io/convert.h"
 #include "pipeline/io/gst_pipeline.h"
 #include "pipeline/io/gst_source.h"
-#include "pipeline/io/overlay.h"
 
 #if JETPIPE_HAVE_GSTREAMER
 #include <gst/app/gstappsrc.h>
@@ -33,54 +33,38 @@ namespace jetpipe {
 
 namespace {
 
-// Copies `src` into `dst` (same format), cropping or padding with black where sizes differ.
+// Copies `src` into `dst` (same format), cropping or padding with black where sizes differ (NV12:
+// luma 0, chroma 128).
 [[maybe_unused]] void fit_copy(const ImageView& src, const ImageView& dst) {
-  const int w = std::min(src.width, dst.width), h = std::min(src.height, dst.height);
-  const std::size_t bpp = static_cast<std::size_t>(bytes_per_pixel(dst.format));
-  for (int y = 0; y < dst.height; ++y) {
-    std::uint8_t* d = dst.row<std::uint8_t>(y);
-    if (y < h) {
-      std::memcpy(d, src.row<std::uint8_t>(y), bpp * static_cast<std::size_t>(w));
-      std::memset(d + bpp * w, 0, bpp * static_cast<std::size_t>(dst.width - w));
-    } else {
-      std::memset(d, 0, dst.row_bytes());
+  auto plane = [](const std::uint8_t* s, std::size_t s_pitch, int s_rows, std::size_t s_bytes,
+                  std::uint8_t* d, std::size_t d_pitch, int d_rows, std::size_t d_bytes, int pad) {
+    const std::size_t n = std::min(s_bytes, d_bytes);
+    for (int y = 0; y < d_rows; ++y, d += d_pitch) {
+      if (y < s_rows) {
+        std::memcpy(d, s + static_cast<std::size_t>(y) * s_pitch, n);
+        std::memset(d + n, pad, d_bytes - n);
+      } else {
+        std::memset(d, pad, d_bytes);
+      }
     }
+  };
+  plane(src.data, src.pitch, src.height, src.row_bytes(), dst.data, dst.pitch, dst.height,
+        dst.row_bytes(), 0);
+  if (dst.format == PixelFormat::kNv12) {
+    plane(src.uv, src.uv_pitch, chroma_rows(src.height), min_pitch(src.width, src.format), dst.uv,
+          dst.uv_pitch, chroma_rows(dst.height), min_pitch(dst.width, dst.format), 128);
   }
 }
 
 }  // namespace
 
 HostImage to_video_image(const ImageView& src) {
+  if (is_8bit_frame(src.format)) {  // as it is: the sink gives GStreamer its own layout
+    HostImage out(src.width, src.height, src.format);
+    copy_image(src, out.view());
+    return out;
+  }
   switch (src.format) {
-    case PixelFormat::kGray8:
-    case PixelFormat::kBgr8: {
-      HostImage out(src.width, src.height, src.format);
-      copy_image(src, out.view());
-      return out;
-    }
-    case PixelFormat::kRgb8:
-    case PixelFormat::kBgrx8:
-    case PixelFormat::kRgbx8:
-    case PixelFormat::kRgba8: {
-      HostImage out(src.width, src.height, PixelFormat::kBgr8);
-      const int bpp = bytes_per_pixel(src.format);
-      const bool rgb = red_first(src.format);
-      for (int y = 0; y < src.height; ++y) {
-        const std::uint8_t* s = src.row<std::uint8_t>(y);
-        std::uint8_t* d = out.view().row<std::uint8_t>(y);
-        for (int x = 0; x < src.width; ++x) {
-          d[3 * x] = s[bpp * x + (rgb ? 2 : 0)];
-          d[3 * x + 1] = s[bpp * x + 1];
-          d[3 * x + 2] = s[bpp * x + (rgb ? 0 : 2)];
-        }
-      }
-      return out;
-    }
-    case PixelFormat::kNv12: {  // its luma plane, the gray image the stages read
-      HostImage out(src.width, src.height, PixelFormat::kGray8);
-      copy_image(luma_plane(src), out.view());
-      return out;
-    }
     case PixelFormat::kS16: {
       HostImage out(src.width, src.height, PixelFormat::kGray8);
       for (int y = 0; y < src.height; ++y) {
@@ -115,8 +99,9 @@ HostImage to_video_image(const ImageView& src) {
       }
       return out;
     }
+    default:
+      return {};
   }
-  return {};
 }
 
 // ---- The sink
@@ -150,10 +135,36 @@ struct VideoSink::Impl {
   std::string where() const { return "--output-video '" + target.text + "': "; }
 
   GstCaps* caps() const {
-    return gst_caps_new_simple("video/x-raw", "format", G_TYPE_STRING,
-                               format == PixelFormat::kGray8 ? "GRAY8" : "BGR", "width", G_TYPE_INT,
-                               width, "height", G_TYPE_INT, height, "framerate", GST_TYPE_FRACTION,
-                               opt.fps, 1, nullptr);
+    return gst_caps_new_simple("video/x-raw", "format", G_TYPE_STRING, gst_format_name(format),
+                               "width", G_TYPE_INT, width, "height", G_TYPE_INT, height,
+                               "framerate", GST_TYPE_FRACTION, opt.fps, 1, nullptr);
+  }
+
+  // The frames' layout from now on: its caps (the appsrc sends them ahead of the next buffer, the
+  // pipeline's videoconvert follows) and buffer size.
+  void set_format(PixelFormat f) {
+    format = f;
+    gst_video_info_set_format(&info, gst_video_format_from_string(gst_format_name(f)),
+                              static_cast<guint>(width), static_cast<guint>(height));
+  }
+
+  void change_format(PixelFormat f) {
+    set_format(f);
+    GstCaps* c = caps();
+#if JETPIPE_HAVE_GST_RTSP_SERVER
+    if (target.kind == VideoTargetKind::kRtsp) {
+      std::lock_guard<std::mutex> lk(rtsp_m);
+      if (client_src) {
+        gst_app_src_set_caps(GST_APP_SRC(client_src), c);
+        g_object_set(client_src, "max-bytes", static_cast<guint64>(4 * info.size), nullptr);
+      }
+      gst_caps_unref(c);
+      return;
+    }
+#endif
+    gst_app_src_set_caps(GST_APP_SRC(appsrc), c);
+    g_object_set(appsrc, "max-bytes", static_cast<guint64>(4 * info.size), nullptr);
+    gst_caps_unref(c);
   }
 
   void configure_appsrc(GstElement* src, bool live) const {
@@ -184,10 +195,7 @@ struct VideoSink::Impl {
   void start(const ImageView& first) {
     width = first.width;
     height = first.height;
-    format = first.format;
-    gst_video_info_set_format(
-        &info, format == PixelFormat::kGray8 ? GST_VIDEO_FORMAT_GRAY8 : GST_VIDEO_FORMAT_BGR,
-        static_cast<guint>(width), static_cast<guint>(height));
+    set_format(first.format);
     if (target.kind == VideoTargetKind::kRtsp) {
       start_rtsp();
       return;
@@ -201,17 +209,20 @@ struct VideoSink::Impl {
     }
   }
 
-  // Copies one frame into a new GstBuffer honouring GStreamer's stride, with its timestamps.
+  // Copies one frame into a new GstBuffer, a memcpy per row and plane honouring GStreamer's
+  // strides and plane offsets, with its timestamps.
   GstBuffer* make_buffer(const ImageView& img, std::int64_t n) const {
     GstBuffer* buf = gst_buffer_new_allocate(nullptr, info.size, nullptr);
     GstVideoFrame vf;
     gst_video_frame_map(&vf, const_cast<GstVideoInfo*>(&info), buf, GST_MAP_WRITE);
-    auto* dst = static_cast<std::uint8_t*>(GST_VIDEO_FRAME_PLANE_DATA(&vf, 0));
-    const int stride = GST_VIDEO_FRAME_PLANE_STRIDE(&vf, 0);
-    for (int y = 0; y < img.height; ++y) {
-      std::memcpy(dst + static_cast<std::size_t>(y) * stride, img.row<std::uint8_t>(y),
-                  img.row_bytes());
+    ImageView out{static_cast<std::uint8_t*>(GST_VIDEO_FRAME_PLANE_DATA(&vf, 0)), img.width,
+                  img.height, static_cast<std::size_t>(GST_VIDEO_FRAME_PLANE_STRIDE(&vf, 0)),
+                  img.format};
+    if (img.format == PixelFormat::kNv12) {
+      out.uv = static_cast<std::uint8_t*>(GST_VIDEO_FRAME_PLANE_DATA(&vf, 1));
+      out.uv_pitch = static_cast<std::size_t>(GST_VIDEO_FRAME_PLANE_STRIDE(&vf, 1));
     }
+    copy_image(img, out);
     gst_video_frame_unmap(&vf);
     GST_BUFFER_PTS(buf) = gst_util_uint64_scale(static_cast<guint64>(n), GST_SECOND, opt.fps);
     GST_BUFFER_DURATION(buf) = gst_util_uint64_scale(1, GST_SECOND, opt.fps);
@@ -375,19 +386,18 @@ VideoSink::~VideoSink() {
 
 void VideoSink::write(const ImageView& image) {
   if (impl_->closed) throw Error(impl_->where() + "written after close()");
-  if (image.format != PixelFormat::kGray8 && image.format != PixelFormat::kBgr8) {
-    throw Error(impl_->where() + "frames must be GRAY8 or BGR8 (to_video_image makes one)");
+  if (!is_8bit_frame(image.format)) {
+    throw Error(impl_->where() + "frames must be an 8-bit layout, not " + to_string(image.format) +
+                " (to_video_image makes one)");
   }
   if (impl_->width == 0) impl_->start(image);
-  if (image.width == impl_->width && image.height == impl_->height &&
-      image.format == impl_->format) {
+  if (image.format != impl_->format) impl_->change_format(image.format);
+  if (image.width == impl_->width && image.height == impl_->height) {
     impl_->push(image);
     return;
   }
-  HostImage same = image.format == impl_->format ? HostImage() : convert_8bit(image, impl_->format);
-  const ImageView src = same.empty() ? image : same.view();
-  HostImage fitted(impl_->width, impl_->height, impl_->format);
-  fit_copy(src, fitted.view());
+  HostImage fitted(impl_->width, impl_->height, image.format);
+  fit_copy(image, fitted.view());
   impl_->push(fitted.view());
 }
 

@@ -5,8 +5,8 @@
 // nvv4l2h264enc on a Jetson, else x264enc, else openh264enc.
 //
 //   VideoSink sink("out.mp4");                   // checks the target now (kConfig errors)
-//   for (...) sink.write(to_video_image(img));   // GRAY8 or BGR8; the first frame fixes the size
-//   sink.close();                                // the file is complete when this returns
+//   for (...) sink.write(to_video_image(img));   // any 8-bit layout; the first frame fixes the
+//   size sink.close();                                // the file is complete when this returns
 //
 // Annotation (crosses at detections, an overlay of the results): overlay.h.
 #pragma once
@@ -33,9 +33,12 @@ class VideoSink {
   VideoSink(const VideoSink&) = delete;
   VideoSink& operator=(const VideoSink&) = delete;
 
-  // Adds one frame (GRAY8 or BGR8; to_video_image() makes one of any image). The first frame fixes
-  // the size and format; later frames of another size are cropped or padded (black), of the other
-  // format converted. Throws jetpipe::Error (kRuntime) with GStreamer's message on a failure.
+  // Adds one frame in any 8-bit frame layout (gray8, bgr8, rgb8, bgrx8, rgbx8, rgba8, nv12;
+  // to_video_image() makes one of any image), handed to GStreamer as it is with caps of its own
+  // layout: the pipeline's videoconvert (or a Jetson's nvvidconv) converts for the encoder. The
+  // first frame fixes the size; later frames of another size are cropped or padded (black), of
+  // another layout change the caps. Throws jetpipe::Error (kRuntime) with GStreamer's message on a
+  // failure.
   // RTSP: frames written while no client is connected are skipped.
   void write(const ImageView& image);
   // Ends the stream and waits (at most 10 s) until the file is finished. Throws on a failure.
@@ -49,8 +52,9 @@ class VideoSink {
   std::unique_ptr<Impl> impl_;
 };
 
-// An 8-bit copy of any image for video: GRAY8 / BGR8 as they are, RGB8 swapped to BGR8, S16 as
-// |v| saturated to 255, F32 scaled from its [min, max] to [0, 255] (GRAY8).
+// An 8-bit copy of any image for video: the frame layouts as they are (gray8, bgr8, rgb8, bgrx8,
+// rgbx8, rgba8, nv12), S16 as |v| saturated to 255, F32 scaled from its [min, max] to [0, 255]
+// (GRAY8).
 HostImage to_video_image(const ImageView& image);
 
 }  // namespace jetpipe

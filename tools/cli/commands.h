@@ -37,8 +37,17 @@ struct TuneOptions {
   int repeat = 3;  // runs per setting; the median frame rate decides
 };
 
+// jetpipe bench source: the CPU time a GStreamer source spends per frame on its copy (no GPU).
+struct SourceBenchOptions {
+  std::vector<std::pair<int, int>> sizes = {{1920, 1080}, {3840, 2160}};
+  int frames = 100;
+  int warmup = 10;
+  std::string json;
+};
+
 int cmd_info();
 int cmd_bench_pipeline(const StreamBenchOptions& options);
+int cmd_bench_source(const SourceBenchOptions& options);
 int cmd_tune(const TuneOptions& options);
 int cmd_stages();
 int cmd_regress(const RegressOptions& options);

@@ -90,8 +90,10 @@ int main(int argc, char** argv) {
   bench.config = std::string(JETPIPE_SOURCE_DIR) + "/config/default.yaml";
   std::string bench_sizes = "1920x1080,3840x2160";
   CLI::App* bench_cmd = app.add_subcommand(
-      "bench", "Benchmarks: `bench pipeline` runs the executor's memory strategies on frames held "
-               "in memory (kernel benchmarks: jetpipe-bench)");
+      "bench",
+      "Benchmarks: `bench pipeline` runs the executor's memory strategies on frames held "
+      "in memory, `bench source` the GStreamer source's copy (kernel benchmarks: "
+      "jetpipe-bench)");
   CLI::App* bench_pipe = bench_cmd->add_subcommand(
       "pipeline", "fps, latency p50/p99 and single-frame latency per memory strategy, against the "
                   "PCIe floor measured in the same run (CUDA device needed)");
@@ -113,6 +115,22 @@ int main(int argc, char** argv) {
                          "Only single-frame latency: this many rounds, each taking one frame of "
                          "every selected setting and one H2D of the frame in turn (side by side)")
       ->check(CLI::Range(0, 100000));
+
+  jetpipe::cli::SourceBenchOptions source_bench;
+  std::string source_sizes = "1920x1080,3840x2160";
+  CLI::App* bench_src = bench_cmd->add_subcommand(
+      "source",
+      "CPU time per frame of the GStreamer source's copy from the decoder's buffer into "
+      "the frame, before (per-pixel BGRx to BGR) and after (memcpy rows); no GPU needed");
+  bench_src->add_option("--sizes", source_sizes, "Comma-separated WxH frame sizes")
+      ->capture_default_str();
+  bench_src->add_option("--frames", source_bench.frames, "Frames timed per row")
+      ->capture_default_str()
+      ->check(CLI::Range(10, 100000));
+  bench_src->add_option("--warmup", source_bench.warmup, "Frames before the timed ones")
+      ->capture_default_str()
+      ->check(CLI::Range(0, 10000));
+  bench_src->add_option("--json", source_bench.json, "Also write the figures as JSON");
 
   jetpipe::cli::TuneOptions tune;
   CLI::App* tune_cmd = app.add_subcommand(
@@ -181,6 +199,13 @@ int main(int argc, char** argv) {
         throw jetpipe::config_error("--sizes: '" + bad + "' is not WxH");
       }
       return jetpipe::cli::cmd_bench_pipeline(bench);
+    }
+    if (*bench_src) {
+      std::string bad;
+      if (!jetpipe::tools::parse_size_list(source_sizes, &source_bench.sizes, &bad)) {
+        throw jetpipe::config_error("--sizes: '" + bad + "' is not WxH");
+      }
+      return jetpipe::cli::cmd_bench_source(source_bench);
     }
     if (*tune_cmd) return jetpipe::cli::cmd_tune(tune);
     if (app.got_subcommand("info")) return jetpipe::cli::cmd_info();
