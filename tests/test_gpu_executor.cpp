@@ -50,14 +50,18 @@ std::string pack(const ImageView& v) {
 
 // The input: the committed frames (colour and gray), then two odd sizes (a resolution change
 // twice), a gray frame of 13 rows (strips shorter than the halos at K = 8), a frame that failed to
-// read, and the committed frames again.
+// read, the committed frames again, and the decoders' layouts (BGRx, RGBA, NV12 of an odd height)
+// as the GStreamer sources hand them over.
 std::vector<std::pair<std::string, bool>> input_uris() {
   const std::string frames = std::string(JETPIPE_TEST_DATA) + "/regression/frames";
   return {{"frames://" + frames, false},
           {"test://blobs?w=333&h=97&frames=2", false},
           {"test://noise?w=61&h=13&frames=2&format=gray8", false},
           {"", true},  // a frame that could not be read
-          {"frames://" + frames + "/vtest_0000*", false}};
+          {"frames://" + frames + "/vtest_0000*", false},
+          {"test://blobs?w=333&h=97&frames=1&format=bgrx8", false},
+          {"test://checker?w=130&h=45&frames=1&format=nv12", false},
+          {"test://noise?w=67&h=33&frames=1&format=rgba8", false}};
 }
 
 RunOutput run(const PipelineConfig& cfg, const PlatformProfile& profile) {

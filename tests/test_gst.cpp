@@ -220,14 +220,17 @@ TEST_F(Gst, VideoTestSrcLayoutsArriveAsTheyAre) {
   ASSERT_EQ(gray.image.format(), PixelFormat::kGray8);
   EXPECT_EQ(test::rows_differ(luma_plane(nv.image.view()), gray.image.view()), 0);
   EXPECT_EQ(test::rows_differ(gray_of(nv.image.view()).view(), gray.image.view()), 0);
-  // No ?format=: the producer's own layout (videotestsrc offers BGRA: a bgrx8 frame).
+  // No ?format=: the producer's own layout (GStreamer 1.22's videotestsrc offers BGRA: bgrx8).
   auto src = open_source("test://smpte?w=67&h=45&frames=1", padded_frames());
   Frame f;
   ASSERT_TRUE(src->next(&f));
-  EXPECT_EQ(f.image.format(), PixelFormat::kBgrx8);
+  EXPECT_TRUE(is_colour(f.image.format())) << to_string(f.image.format());
   EXPECT_EQ(test::rows_differ(gray_of(f.image.view()).view(), want.view()), 0);
-  EXPECT_NE(src->describe().find("negotiated BGRA 67x45, 30 fps → bgrx8 frames"), std::string::npos)
-      << src->describe();
+  const std::string d = src->describe();
+  EXPECT_NE(d.find("67x45, 30 fps → " + std::string(to_string(f.image.format())) + " frames"),
+            std::string::npos)
+      << d;
+  EXPECT_NE(d.find("(negotiated "), std::string::npos) << d;
 }
 
 // I420 (what software decoders give) becomes NV12: videoconvert interleaves the chroma rows, the
