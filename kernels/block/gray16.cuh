@@ -24,6 +24,18 @@ __device__ __forceinline__ std::uint32_t gray_t(std::uint32_t v, std::uint32_t h
   return (__dp4a(v, hi, 0u) << 8) + __dp4a(v, lo, 1u << 15);
 }
 
+// The 16 outputs: byte 2 of each t, packed (12 PRMT).
+__device__ __forceinline__ uint4 pack_gray16(const std::uint32_t (&t)[16]) {
+  std::uint32_t out[4];
+#pragma unroll
+  for (int q = 0; q < 4; ++q) {
+    // Byte 2 of each t: 0x62 takes byte 2 of the first and of the second into bytes 0 and 1.
+    out[q] = __byte_perm(__byte_perm(t[4 * q], t[4 * q + 1], 0x62),
+                         __byte_perm(t[4 * q + 2], t[4 * q + 3], 0x62), 0x5410);
+  }
+  return make_uint4(out[0], out[1], out[2], out[3]);
+}
+
 __device__ __forceinline__ uint4 gray16(const std::uint32_t (&w)[12], GrayWeights k) {
   const std::uint32_t hi1 = k.hi << 8, lo1 = k.lo << 8;  // a pixel in bytes 1..3
   std::uint32_t t[16];
@@ -35,14 +47,7 @@ __device__ __forceinline__ uint4 gray16(const std::uint32_t (&w)[12], GrayWeight
     const std::uint32_t v = at < 2 ? w[j] : __funnelshift_r(w[j], w[j < 11 ? j + 1 : j], 8 * at);
     t[i] = at == 1 ? gray_t(v, hi1, lo1) : gray_t(v, k.hi, k.lo);
   }
-  std::uint32_t out[4];
-#pragma unroll
-  for (int q = 0; q < 4; ++q) {
-    // Byte 2 of each t: 0x62 takes byte 2 of the first and of the second into bytes 0 and 1.
-    out[q] = __byte_perm(__byte_perm(t[4 * q], t[4 * q + 1], 0x62),
-                         __byte_perm(t[4 * q + 2], t[4 * q + 3], 0x62), 0x5410);
-  }
-  return make_uint4(out[0], out[1], out[2], out[3]);
+  return pack_gray16(t);
 }
 
 // The same for 16 pixels of 4 bytes (BGRx / RGBx / RGBA: one word each, byte 3 ignored: the
@@ -51,13 +56,7 @@ __device__ __forceinline__ uint4 gray16_4(const std::uint32_t (&w)[16], GrayWeig
   std::uint32_t t[16];
 #pragma unroll
   for (int i = 0; i < 16; ++i) t[i] = gray_t(w[i], k.hi, k.lo);
-  std::uint32_t out[4];
-#pragma unroll
-  for (int q = 0; q < 4; ++q) {
-    out[q] = __byte_perm(__byte_perm(t[4 * q], t[4 * q + 1], 0x62),
-                         __byte_perm(t[4 * q + 2], t[4 * q + 3], 0x62), 0x5410);
-  }
-  return make_uint4(out[0], out[1], out[2], out[3]);
+  return pack_gray16(t);
 }
 
 }  // namespace jetpipe::dev
