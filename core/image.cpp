@@ -78,10 +78,8 @@ void copy_image(const ImageView& src, const ImageView& dst) {
     std::memcpy(dst.row<std::uint8_t>(y), src.row<std::uint8_t>(y), src.row_bytes());
   }
   if (src.format == PixelFormat::kNv12) {
-    const std::size_t bytes = min_pitch(src.width, src.format);
     for (int y = 0; y < chroma_rows(src.height); ++y) {
-      std::memcpy(dst.uv + static_cast<std::size_t>(y) * dst.uv_pitch,
-                  src.uv + static_cast<std::size_t>(y) * src.uv_pitch, bytes);
+      std::memcpy(dst.chroma_row(y), src.chroma_row(y), src.chroma_row_bytes());
     }
   }
 }

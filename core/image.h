@@ -84,6 +84,13 @@ struct ImageView {
   JP_HD std::size_t row_bytes() const {
     return static_cast<std::size_t>(width) * static_cast<std::size_t>(bytes_per_pixel(format));
   }
+  // NV12: chroma row r (0 ≤ r < chroma_rows(height)), chroma_row_bytes() bytes of U, V pairs.
+  JP_HD std::uint8_t* chroma_row(int r) const {
+    return uv + static_cast<std::size_t>(r) * uv_pitch;
+  }
+  JP_HD std::size_t chroma_row_bytes() const {
+    return (static_cast<std::size_t>(width) + 1) / 2 * 2;
+  }
   // A view of the rectangle [x, x + w) × [y, y + h) inside this one (no bounds check; NV12: x and
   // y even, so the chroma plane's samples stay aligned with the luma's).
   JP_HD ImageView roi(int x, int y, int w, int h) const {

@@ -92,7 +92,7 @@ HostImage download_device_frame(const DeviceFrame& d) {
   JP_CUDA(cudaMemcpy2D(h.data, h.pitch, v.data, v.pitch, v.row_bytes(),
                        static_cast<std::size_t>(v.height), cudaMemcpyDefault));
   if (v.format == PixelFormat::kNv12) {
-    JP_CUDA(cudaMemcpy2D(h.uv, h.uv_pitch, v.uv, v.uv_pitch, min_pitch(v.width, v.format),
+    JP_CUDA(cudaMemcpy2D(h.uv, h.uv_pitch, v.uv, v.uv_pitch, v.chroma_row_bytes(),
                          static_cast<std::size_t>(chroma_rows(v.height)), cudaMemcpyDefault));
   }
   return out;

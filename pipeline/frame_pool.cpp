@@ -133,7 +133,7 @@ bool FramePool::device_view(const ImageView& image, ImageView* device) const {
     const std::size_t uv_offset = static_cast<std::size_t>(image.uv - b.host);
     const std::size_t uv_need =
         (static_cast<std::size_t>(chroma_rows(image.height)) - 1) * image.uv_pitch +
-        min_pitch(image.width, image.format);
+        image.chroma_row_bytes();
     if (uv_offset + uv_need > b.bytes) return false;
     device->uv = b.device + uv_offset;
   }

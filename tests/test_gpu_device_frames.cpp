@@ -68,18 +68,6 @@ DeviceCopy device_copy(const ImageView& host, cudaStream_t stream, int delay_ms 
   return d;
 }
 
-std::string pack(const ImageView& v) {
-  std::string s =
-      std::to_string(v.width) + "x" + std::to_string(v.height) + ":" + to_string(v.format) + ":";
-  for (int y = 0; y < v.height; ++y) s.append(v.row<const char>(y), v.row_bytes());
-  if (v.format == PixelFormat::kNv12) {
-    for (int y = 0; y < chroma_rows(v.height); ++y) {
-      s.append(reinterpret_cast<const char*>(v.uv) + y * v.uv_pitch, min_pitch(v.width, v.format));
-    }
-  }
-  return s;
-}
-
 // The test frames: two regression photos and a random odd size, in every frame format.
 std::vector<HostImage> test_frames(std::mt19937& rng) {
   const std::string dir = std::string(JETPIPE_TEST_DATA) + "/regression/frames/";
@@ -122,7 +110,7 @@ Output run_frames(const PipelineConfig& cfg, const PlatformProfile& p,
     while (ex->take(&r, wait)) {
       out.records.push_back(record_to_json(r).dump());
       std::string imgs;
-      for (const auto& [name, img] : r.images) imgs += name + "=" + pack(img.view()) + ";";
+      for (const auto& [name, img] : r.images) imgs += name + "=" + test::pack_pixels(img.view()) + ";";
       out.images.push_back(imgs);
     }
   };

@@ -24,6 +24,7 @@
 #include "pipeline/io/source.h"
 #include "pipeline/results_json.h"
 #include "tests/gpu_test_util.h"
+#include "tests/test_util.h"
 
 #if JETPIPE_HAVE_CUDA
 #include "core/cuda_check.h"
@@ -40,13 +41,6 @@ struct RunOutput {
   std::vector<std::map<std::string, std::string>> images;    // name → packed pixels, per frame
   std::vector<std::vector<double>> stage_ms;
 };
-
-std::string pack(const ImageView& v) {
-  std::string s = std::to_string(v.width) + "x" + std::to_string(v.height) + ":" +
-                  to_string(v.format) + ":";
-  for (int y = 0; y < v.height; ++y) s.append(v.row<const char>(y), v.row_bytes());
-  return s;
-}
 
 // The input: the committed frames (colour and gray), then two odd sizes (a resolution change
 // twice), a gray frame of 13 rows (strips shorter than the halos at K = 8), a frame that failed to
@@ -73,7 +67,7 @@ RunOutput run(const PipelineConfig& cfg, const PlatformProfile& profile) {
     while (exec->take(&rec, wait)) {
       out.records.push_back(record_to_json(rec).dump());
       std::map<std::string, std::string> imgs;
-      for (const auto& [name, img] : rec.images) imgs[name] = pack(img.view());
+      for (const auto& [name, img] : rec.images) imgs[name] = test::pack_pixels(img.view());
       out.images.push_back(std::move(imgs));
       out.stage_ms.push_back(rec.stage_ms);
     }

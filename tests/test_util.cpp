@@ -29,6 +29,31 @@ std::uint32_t fresh_seed() {
   return seed;
 }
 
+namespace {
+
+// NV12's chroma plane filled with random bytes.
+void random_chroma(const ImageView& v, std::mt19937& rng) {
+  std::uniform_int_distribution<int> d(0, 255);
+  for (int y = 0; y < chroma_rows(v.height); ++y) {
+    std::uint8_t* r = v.chroma_row(y);
+    for (std::size_t i = 0; i < v.chroma_row_bytes(); ++i) r[i] = static_cast<std::uint8_t>(d(rng));
+  }
+}
+
+}  // namespace
+
+std::string pack_pixels(const ImageView& v) {
+  std::string s =
+      std::to_string(v.width) + "x" + std::to_string(v.height) + ":" + to_string(v.format) + ":";
+  for (int y = 0; y < v.height; ++y) s.append(v.row<const char>(y), v.row_bytes());
+  if (v.format == PixelFormat::kNv12) {
+    for (int y = 0; y < chroma_rows(v.height); ++y) {
+      s.append(reinterpret_cast<const char*>(v.chroma_row(y)), v.chroma_row_bytes());
+    }
+  }
+  return s;
+}
+
 HostImage random_image(int width, int height, PixelFormat format, std::mt19937& rng,
                        int pad_elems) {
   const int bpp = bytes_per_pixel(format);
@@ -50,14 +75,7 @@ HostImage random_image(int width, int height, PixelFormat format, std::mt19937& 
       }
     }
   }
-  if (format == PixelFormat::kNv12) {  // the chroma plane too
-    std::uniform_int_distribution<int> d(0, 255);
-    for (int y = 0; y < chroma_rows(height); ++y) {
-      std::uint8_t* r = v.uv + static_cast<std::size_t>(y) * v.uv_pitch;
-      for (std::size_t i = 0; i < min_pitch(width, format); ++i)
-        r[i] = static_cast<std::uint8_t>(d(rng));
-    }
-  }
+  if (format == PixelFormat::kNv12) random_chroma(v, rng);  // the chroma plane too
   return img;
 }
 
@@ -86,13 +104,7 @@ HostImage as_format(const ImageView& src, PixelFormat format, std::mt19937& rng,
       if (bpp == 4) p[3] = static_cast<std::uint8_t>(d(rng));  // ignored: any value
     }
   }
-  if (format == PixelFormat::kNv12) {
-    for (int y = 0; y < chroma_rows(src.height); ++y) {
-      std::uint8_t* r = v.uv + static_cast<std::size_t>(y) * v.uv_pitch;
-      for (std::size_t i = 0; i < min_pitch(src.width, format); ++i)
-        r[i] = static_cast<std::uint8_t>(d(rng));
-    }
-  }
+  if (format == PixelFormat::kNv12) random_chroma(v, rng);
   return out;
 }
 

@@ -27,6 +27,10 @@ HostImage random_image(int width, int height, PixelFormat format, std::mt19937& 
 // equals to_gray of src for the colour formats.
 HostImage as_format(const ImageView& src, PixelFormat format, std::mt19937& rng, int pad_bytes = 0);
 
+// Size, format and every pixel byte (both planes of NV12, no row padding) as one string: equal
+// strings, equal images.
+std::string pack_pixels(const ImageView& v);
+
 // Fills with a pattern that no algorithm would produce (to catch unwritten pixels).
 void poison(const ImageView& v);
 

@@ -27,7 +27,7 @@ bool is_8bit_frame(PixelFormat f) {
 void nv12_to_bgr(const ImageView& nv, const ImageView& bgr) {
   for (int y = 0; y < nv.height; ++y) {
     const std::uint8_t* luma = nv.row<const std::uint8_t>(y);
-    const std::uint8_t* c = nv.uv + static_cast<std::size_t>(y / 2) * nv.uv_pitch;
+    const std::uint8_t* c = nv.chroma_row(y / 2);
     std::uint8_t* o = bgr.row<std::uint8_t>(y);
     for (int x = 0; x < nv.width; ++x) {
       const int u = c[x & ~1] - 128, v = c[(x & ~1) + 1] - 128;

@@ -46,7 +46,7 @@ bool gray_plane(PixelFormat f) { return f == PixelFormat::kGray8 || f == PixelFo
 // NV12: the chroma pair of the 2x2 block whose top-left pixel is (x, y), from that pixel's colour.
 void put_chroma(const ImageView& v, int x, int y, int b, int g, int r) {
   if ((x | y) & 1) return;
-  std::uint8_t* c = v.uv + static_cast<std::size_t>(y / 2) * v.uv_pitch + x;
+  std::uint8_t* c = v.chroma_row(y / 2) + x;
   c[0] = chroma_u(b, g, r);
   c[1] = chroma_v(b, g, r);
 }
