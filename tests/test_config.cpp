@@ -113,6 +113,11 @@ const BadCase kBad[] = {
      "outputs.results: '../r.jsonl' is not a valid name"},
     {"name_nul", "stages:\n  - {type: to_gray, name: \"a\\0b\"}\n", "bad.yaml:2:27",
      "name: 'a\\x00b' is not a valid name"},
+    // A NUL byte no longer ends the message (what() is a C string): it is shown as \x00.
+    {"type_nul", "stages:\n  - {type: \"gauss\\0ian\"}\n", "bad.yaml:2:12",
+     "unknown stage type 'gauss\\x00ian' (valid: to_gray,"},
+    {"border_nul", "stages:\n  - {type: box, border: \"wrap\\0\"}\n", "bad.yaml:2:25",
+     "border: must be one of"},
     {"frame_limit_range", "max_frame_mb: 0\nstages: [{type: to_gray}]\n", "bad.yaml:1:15",
      "max_frame_mb: must be an integer in 1..65536"},
     // Keys that are not plain names (the reproducer `? [a, b]: 1` escaped as a yaml-cpp exception).
@@ -139,6 +144,14 @@ TEST(ConfigParse, AliasedKernelRowsAreRefusedBeforeExpansion) {
   const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   EXPECT_NE(msg.find("kernel: is 5001x5000: must be rows of numbers"), std::string::npos) << msg;
   EXPECT_LT(s, 5.0) << "the sizes must be checked before the rows are read";
+}
+
+// Every message keeps its text after a NUL byte (a config's or a URI's).
+TEST(ConfigParse, NulBytesDoNotCutMessages) {
+  const Error e(std::string("input 'a\0b' is bad", sizeof "input 'a\0b' is bad" - 1));
+  EXPECT_STREQ(e.what(), "input 'a\\x00b' is bad");
+  const std::string msg = config_error_of("platform: cpu\ninput: x\nstages: [{type: \"a\\0b\"}]\n");
+  EXPECT_NE(msg.find("'a\\x00b' (valid:"), std::string::npos) << msg;
 }
 
 // A 5,000-character name: refused, the message shows 40 characters and the length.
