@@ -204,14 +204,7 @@ PlatformProfile load_platform(const std::string& path) {
 }
 
 PlatformProfile load_platform_text(const std::string& text, const std::string& where) {
-  YAML::Node root;
-  try {
-    root = YAML::Load(text);
-  } catch (const YAML::ParserException& e) {
-    throw config_error(where + ":" + std::to_string(e.mark.line + 1) +
-                       ": YAML syntax error: " + e.msg);
-  }
-  return parse_platform(root, where);
+  return parse_platform(load_yaml(text, where), where);
 }
 
 PlatformProfile load_platform(const ProfileLocation& at) {

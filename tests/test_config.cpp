@@ -146,6 +146,29 @@ TEST(ConfigParse, AliasedKernelRowsAreRefusedBeforeExpansion) {
   EXPECT_LT(s, 5.0) << "the sizes must be checked before the rows are read";
 }
 
+// Lists and maps nested past yaml-cpp's depth limit were "YAML syntax error: bad file" at the end
+// of the file; now the message says what, and where the nesting goes past 100 levels.
+TEST(ConfigParse, DeepNestingIsNamedWithItsPlace) {
+  const std::string flow = "stages:\n  - {type: convolve, kernel: " + std::string(3000, '[') +
+                           std::string(3000, ']') + "}\n";
+  std::string msg = config_error_of(flow);
+  EXPECT_EQ(msg.rfind("bad.yaml:2:129: YAML nesting too deep", 0), 0u) << msg;
+  std::string block = "stages:\n";
+  for (int i = 1; i < 1500; ++i) block += std::string(2 * i, ' ') + "-\n";
+  msg = config_error_of(block);
+  EXPECT_EQ(msg.rfind("bad.yaml:", 0), 0u) << msg;
+  EXPECT_NE(msg.find(": YAML nesting too deep"), std::string::npos) << msg;
+  EXPECT_EQ(msg.find("bad file"), std::string::npos) << msg;
+  // A profile goes through the same loader.
+  test::TempDir dir;
+  msg = profile_error_of(dir.path() / "deep.yaml", "chunks: " + std::string(1000, '{'));
+  EXPECT_NE(msg.find("deep.yaml:1:109: YAML nesting too deep"), std::string::npos) << msg;
+  // Brackets in quoted scalars and comments do not count.
+  msg = config_error_of("input: \"" + std::string(500, '[') + "\"  # " + std::string(500, '{') +
+                        "\n" + flow);
+  EXPECT_EQ(msg.rfind("bad.yaml:3:129: YAML nesting too deep", 0), 0u) << msg;
+}
+
 // Every message keeps its text after a NUL byte (a config's or a URI's).
 TEST(ConfigParse, NulBytesDoNotCutMessages) {
   const Error e(std::string("input 'a\0b' is bad", sizeof "input 'a\0b' is bad" - 1));
