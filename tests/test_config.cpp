@@ -275,6 +275,14 @@ TEST(Platform, ProfilesLoadAndValidate) {
   const std::string list_key = profile_error_of(f, "backend: cuda\n? [a, b]\n: 1\n");
   EXPECT_NE(list_key.find(":2:3: a key must be a plain name, not a list"), std::string::npos)
       << list_key;
+  // name and description are strings (`name: [a]` escaped as yaml-cpp's bad conversion: exit 1;
+  // found by tests/fuzz/fuzz_config's oracle).
+  for (const std::string key : {"name", "description"}) {
+    const std::string e = profile_error_of(f, "backend: cpu\n" + key + ": [a]\n");
+    EXPECT_NE(e.find(":2:" + std::to_string(key.size() + 3) + ": " + key + ": must be a string"),
+              std::string::npos)
+        << e;
+  }
   const std::string pinned = profile_error_of(f, "backend: cuda\nmemory: pinned\n");
   EXPECT_NE(pinned.find(":2:9: memory: must be one of"), std::string::npos) << pinned;
   std::ofstream(f) << "backend: cuda\nmemory: pinned-chunked\nchunks: 4\nmin_strip_mb: 4\n";
