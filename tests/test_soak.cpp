@@ -28,7 +28,8 @@
 #include "test_util.h"
 
 #ifdef JETPIPE_TEST_ASAN  // test_util.h
-#include <sanitizer/allocator_interface.h>
+// From <sanitizer/allocator_interface.h> (clang's; gcc ships no such header, libasan has it).
+extern "C" std::size_t __sanitizer_get_current_allocated_bytes();
 #endif
 
 namespace jetpipe {
