@@ -123,13 +123,7 @@ std::string resolve_uri(const std::string& uri, const std::string& base_dir) {
 
 PipelineConfig parse_config(const std::string& yaml, const std::string& file,
                             const std::string& base_dir) {
-  YAML::Node root;
-  try {
-    root = YAML::Load(yaml);
-  } catch (const YAML::ParserException& e) {
-    throw config_error(file + ":" + std::to_string(e.mark.line + 1) + ":" +
-                       std::to_string(e.mark.column + 1) + ": YAML syntax error: " + e.msg);
-  }
+  const YAML::Node root = load_yaml(yaml, file);
   if (!root.IsMap()) {
     throw config_error(file + ": a config must be a map with keys input, platform, stages, outputs");
   }

@@ -204,14 +204,7 @@ PlatformProfile load_platform(const std::string& path) {
 }
 
 PlatformProfile load_platform_text(const std::string& text, const std::string& where) {
-  YAML::Node root;
-  try {
-    root = YAML::Load(text);
-  } catch (const YAML::ParserException& e) {
-    throw config_error(where + ":" + std::to_string(e.mark.line + 1) +
-                       ": YAML syntax error: " + e.msg);
-  }
-  return parse_platform(root, where);
+  return parse_platform(load_yaml(text, where), where);
 }
 
 PlatformProfile load_platform(const ProfileLocation& at) {
@@ -258,7 +251,8 @@ PlatformProfile parse_platform(const YAML::Node& root, const std::string& path) 
     } else if (k == "results") {
       p.results = one_of<ResultsPlacement>(path, v, "results", kResults);
     } else if (k == "name" || k == "description") {
-      if (k == "name") p.name = v.as<std::string>();
+      if (!v.IsScalar()) throw config_error(yaml_where(path, v) + ": " + k + ": must be a string");
+      if (k == "name") p.name = v.Scalar();
     } else {
       throw config_error(yaml_where(path, kv.first) + ": unknown key " + shown_key(k) +
                          " (valid: name, description, backend, memory, chunks, min_strip_mb, "

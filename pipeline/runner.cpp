@@ -219,6 +219,7 @@ RunSummary run_pipeline(const RunOptions& opt) {
   std::unique_ptr<Executor> exec = make_executor(cfg, profile, keep);
   SourceOptions source_options = source_options_for(cfg);
   source_options.allocator = exec->allocator();  // decoders write into the frame pool
+  source_options.stop = opt.stop;                // a blocked read wakes up to a stop request
   std::unique_ptr<Source> source = open_source(uri, source_options);
   std::unique_ptr<TimelineWriter> timeline;
   if (!opt.timeline.empty()) timeline = std::make_unique<TimelineWriter>(opt.timeline);
@@ -301,7 +302,10 @@ RunSummary run_pipeline(const RunOptions& opt) {
          !stop_requested()) {
     Frame frame;
     try {
-      if (!source->next(&frame)) break;
+      if (!source->next(&frame)) {
+        stop_requested();  // a source waiting for a frame returns false to a stop request
+        break;
+      }
     } catch (const Error& e) {
       sum.source_error = e.what();
       sum.stopped_early = true;

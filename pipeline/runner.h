@@ -36,7 +36,8 @@ struct RunOptions {
   std::string board_root = "/";
   // Set (non-zero, e.g. to a signal's number) by another thread or a signal handler to stop the
   // run: no more frames are read, the frames in flight get their records, the summary is written
-  // with "stopped_by" (the CLI's SIGINT, SIGTERM and SIGHUP; nullptr: never).
+  // with "stopped_by" (the CLI's SIGINT, SIGTERM and SIGHUP; nullptr: never). A source blocked
+  // waiting for a frame (a stalled camera or stream) looks at it every 50 ms (SourceOptions::stop).
   const std::atomic<int>* stop = nullptr;
 };
 

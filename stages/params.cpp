@@ -1,10 +1,14 @@
 // SPDX-License-Identifier: MIT
 #include "stages/params.h"
 
+#include <yaml-cpp/depthguard.h>
+
 #include <cctype>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <sstream>
+#include <utility>
 
 #include "core/error.h"
 
@@ -35,7 +39,60 @@ std::string scalar_text(const YAML::Node& n) {
   return "nothing";
 }
 
+// Where flow collections ('[', '{') first nest deeper than `limit`, skipping quoted scalars and
+// comments: yaml-cpp's mark for a too-deep flow collection is where its scanner stopped (often the
+// end of the file), so the opening bracket is the place to show. {-1, -1} when it never does.
+std::pair<int, int> flow_depth_overflow(const std::string& text, int limit) {
+  int depth = 0, line = 0, col = 0;
+  char quote = 0;
+  bool comment = false;
+  for (std::size_t i = 0; i < text.size(); ++i, ++col) {
+    const char c = text[i];
+    if (c == '\n') {
+      ++line;
+      col = -1;
+      comment = false;
+      continue;
+    }
+    if (comment) continue;
+    if (quote != 0) {
+      if (c == '\\' && quote == '"') {
+        ++i;
+        ++col;
+      } else if (c == quote) {
+        quote = 0;
+      }
+    } else if ((c == '"' || c == '\'') && (i == 0 || std::strchr(" \t\n[{,:", text[i - 1]))) {
+      quote = c;  // a quoted scalar starts after a separator; "don't" in a plain one is text
+    } else if (c == '#' && (i == 0 || text[i - 1] == ' ' || text[i - 1] == '\t')) {
+      comment = true;
+    } else if (c == '[' || c == '{') {
+      if (++depth > limit) return {line, col};
+    } else if ((c == ']' || c == '}') && depth > 0) {
+      --depth;
+    }
+  }
+  return {-1, -1};
+}
+
 }  // namespace
+
+YAML::Node load_yaml(const std::string& text, const std::string& file) {
+  auto at = [&](int line, int col) {
+    return file + ":" + std::to_string(line + 1) + ":" + std::to_string(col + 1);
+  };
+  try {
+    return YAML::Load(text);
+  } catch (const YAML::DeepRecursion& e) {
+    constexpr int kShownDepth = 100;  // yaml-cpp stops between ~250 and ~500 levels
+    const auto [line, col] = flow_depth_overflow(text, kShownDepth);
+    throw config_error((line >= 0 ? at(line, col) : at(e.mark.line, e.mark.column)) +
+                       ": YAML nesting too deep: lists and maps nested hundreds of levels "
+                       "(a config or profile needs a few)");
+  } catch (const YAML::ParserException& e) {
+    throw config_error(at(e.mark.line, e.mark.column) + ": YAML syntax error: " + e.msg);
+  }
+}
 
 std::string yaml_where(const std::string& file, const YAML::Node& node) {
   const YAML::Mark m = node.Mark();

@@ -50,6 +50,11 @@ std::string shown_key(const std::string& key);
 // position.
 std::string yaml_key(const std::string& file, const YAML::Node& key);
 
+// Parses YAML text (a config or a platform profile) named `file` in messages. Throws a config
+// error "file:line:column: YAML syntax error: ..." or, for lists and maps nested past yaml-cpp's
+// depth limit (which it reports as "bad file"), "file:line:column: YAML nesting too deep ...".
+YAML::Node load_yaml(const std::string& text, const std::string& file);
+
 // The parameters of one stage, parsed against its specs. Construction rejects unknown keys and
 // values of the wrong type or out of range; getters return the value or its default.
 class Params {

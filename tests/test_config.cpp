@@ -113,6 +113,11 @@ const BadCase kBad[] = {
      "outputs.results: '../r.jsonl' is not a valid name"},
     {"name_nul", "stages:\n  - {type: to_gray, name: \"a\\0b\"}\n", "bad.yaml:2:27",
      "name: 'a\\x00b' is not a valid name"},
+    // A NUL byte no longer ends the message (what() is a C string): it is shown as \x00.
+    {"type_nul", "stages:\n  - {type: \"gauss\\0ian\"}\n", "bad.yaml:2:12",
+     "unknown stage type 'gauss\\x00ian' (valid: to_gray,"},
+    {"border_nul", "stages:\n  - {type: box, border: \"wrap\\0\"}\n", "bad.yaml:2:25",
+     "border: must be one of"},
     {"frame_limit_range", "max_frame_mb: 0\nstages: [{type: to_gray}]\n", "bad.yaml:1:15",
      "max_frame_mb: must be an integer in 1..65536"},
     // Keys that are not plain names (the reproducer `? [a, b]: 1` escaped as a yaml-cpp exception).
@@ -139,6 +144,37 @@ TEST(ConfigParse, AliasedKernelRowsAreRefusedBeforeExpansion) {
   const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   EXPECT_NE(msg.find("kernel: is 5001x5000: must be rows of numbers"), std::string::npos) << msg;
   EXPECT_LT(s, 5.0) << "the sizes must be checked before the rows are read";
+}
+
+// Lists and maps nested past yaml-cpp's depth limit were "YAML syntax error: bad file" at the end
+// of the file; now the message says what, and where the nesting goes past 100 levels.
+TEST(ConfigParse, DeepNestingIsNamedWithItsPlace) {
+  const std::string flow = "stages:\n  - {type: convolve, kernel: " + std::string(3000, '[') +
+                           std::string(3000, ']') + "}\n";
+  std::string msg = config_error_of(flow);
+  EXPECT_EQ(msg.rfind("bad.yaml:2:129: YAML nesting too deep", 0), 0u) << msg;
+  std::string block = "stages:\n";
+  for (int i = 1; i < 1500; ++i) block += std::string(2 * i, ' ') + "-\n";
+  msg = config_error_of(block);
+  EXPECT_EQ(msg.rfind("bad.yaml:", 0), 0u) << msg;
+  EXPECT_NE(msg.find(": YAML nesting too deep"), std::string::npos) << msg;
+  EXPECT_EQ(msg.find("bad file"), std::string::npos) << msg;
+  // A profile goes through the same loader.
+  test::TempDir dir;
+  msg = profile_error_of(dir.path() / "deep.yaml", "chunks: " + std::string(1000, '{'));
+  EXPECT_NE(msg.find("deep.yaml:1:109: YAML nesting too deep"), std::string::npos) << msg;
+  // Brackets in quoted scalars and comments do not count.
+  msg = config_error_of("input: \"" + std::string(500, '[') + "\"  # " + std::string(500, '{') +
+                        "\n" + flow);
+  EXPECT_EQ(msg.rfind("bad.yaml:3:129: YAML nesting too deep", 0), 0u) << msg;
+}
+
+// Every message keeps its text after a NUL byte (a config's or a URI's).
+TEST(ConfigParse, NulBytesDoNotCutMessages) {
+  const Error e(std::string("input 'a\0b' is bad", sizeof "input 'a\0b' is bad" - 1));
+  EXPECT_STREQ(e.what(), "input 'a\\x00b' is bad");
+  const std::string msg = config_error_of("platform: cpu\ninput: x\nstages: [{type: \"a\\0b\"}]\n");
+  EXPECT_NE(msg.find("'a\\x00b' (valid:"), std::string::npos) << msg;
 }
 
 // A 5,000-character name: refused, the message shows 40 characters and the length.
@@ -239,6 +275,14 @@ TEST(Platform, ProfilesLoadAndValidate) {
   const std::string list_key = profile_error_of(f, "backend: cuda\n? [a, b]\n: 1\n");
   EXPECT_NE(list_key.find(":2:3: a key must be a plain name, not a list"), std::string::npos)
       << list_key;
+  // name and description are strings (`name: [a]` escaped as yaml-cpp's bad conversion: exit 1;
+  // found by tests/fuzz/fuzz_config's oracle).
+  for (const std::string key : {"name", "description"}) {
+    const std::string e = profile_error_of(f, "backend: cpu\n" + key + ": [a]\n");
+    EXPECT_NE(e.find(":2:" + std::to_string(key.size() + 3) + ": " + key + ": must be a string"),
+              std::string::npos)
+        << e;
+  }
   const std::string pinned = profile_error_of(f, "backend: cuda\nmemory: pinned\n");
   EXPECT_NE(pinned.find(":2:9: memory: must be one of"), std::string::npos) << pinned;
   std::ofstream(f) << "backend: cuda\nmemory: pinned-chunked\nchunks: 4\nmin_strip_mb: 4\n";

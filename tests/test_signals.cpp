@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // Stopping a run: RunOptions::stop from another thread, and `jetpipe run` on an endless source
 // stopped by SIGINT / SIGTERM / SIGHUP: no more frames are read, every frame read gets its record,
-// the summary says how the run ended, the exit code is 128 + the signal.
+// the summary says how the run ended, the exit code is 128 + the signal. A live source that
+// stalls (its next frame 1000 s away, the stall limit 10 s) stops waiting at once.
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -18,6 +19,8 @@
 #include <thread>
 #include <vector>
 
+#include "pipeline/io/gst_source.h"
+#include "pipeline/io/source.h"
 #include "pipeline/runner.h"
 #include "test_util.h"
 
@@ -47,8 +50,34 @@ int lines_of(const fs::path& p) {
 
 const char* kEndless = "test://noise?w=64&h=48&frames=1000000000&format=gray8";
 
-void write_config(const fs::path& p) {
-  std::ofstream(p) << "input: " << kEndless << "\nplatform: cpu\nstages:\n  - {type: stats}\n";
+void write_config(const fs::path& p, const std::string& input = kEndless) {
+  std::ofstream(p) << "input: " << input << "\nplatform: cpu\nstages:\n  - {type: stats}\n";
+}
+
+// A live source that gives one frame at once and the next after 1000 s: a camera or stream that
+// stalled. Reads after the first block until the stall limit (SourceOptions::timeout_s, 10 s).
+// (sync=false: a synchronised sink would hold even the first frame for the source's latency,
+// one frame's duration.)
+const char* kStalled =
+    "gst://videotestsrc is-live=true ! video/x-raw,format=GRAY8,width=64,height=48,"
+    "framerate=1/1000 ! appsink sync=false";
+
+#define REQUIRE_VIDEOTESTSRC()                                                         \
+  do {                                                                                 \
+    if (!have_gstreamer()) GTEST_SKIP() << "built without GStreamer";                  \
+    if (!detect_gst_features().has("videotestsrc")) GTEST_SKIP() << "no videotestsrc"; \
+  } while (0)
+
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+// Until `p` holds n whole lines, or 20 s.
+void wait_for_lines(const fs::path& p, int n) {
+  const auto t0 = std::chrono::steady_clock::now();
+  while (newlines_in(p) < n && seconds_since(t0) < 20) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
 }
 
 TEST(StopRun, AStopFlagEndsTheRunWithCompleteFiles) {
@@ -93,12 +122,7 @@ TEST(StopRun, JetpipeRunStopsCleanlyOnEachSignal) {
       execvp(argv[0], argv.data());
       _exit(127);
     }
-    // Until the run has written some records.
-    const auto t0 = std::chrono::steady_clock::now();
-    while (newlines_in(fs::path(out) / "results.jsonl") < 5 &&
-           std::chrono::steady_clock::now() - t0 < std::chrono::seconds(20)) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    }
+    wait_for_lines(fs::path(out) / "results.jsonl", 5);  // until the run has written records
     kill(pid, sig);
     int status = 0;
     ASSERT_EQ(waitpid(pid, &status, 0), pid);
@@ -108,6 +132,93 @@ TEST(StopRun, JetpipeRunStopsCleanlyOnEachSignal) {
     EXPECT_EQ(sum["stopped_by"], sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : "SIGHUP");
     EXPECT_EQ(lines_of(fs::path(out) / "results.jsonl"), sum["frames"]["read"].get<int>());
   }
+}
+
+// The source itself: a read blocked between frames returns false once a stop is requested.
+TEST(StopRun, AStopWakesASourceBlockedBetweenFrames) {
+  REQUIRE_VIDEOTESTSRC();
+  std::atomic<int> stop{0};
+  SourceOptions so;
+  so.format = PixelFormat::kGray8;
+  so.stop = &stop;
+  std::unique_ptr<Source> src = open_source(kStalled, so);
+  Frame f;
+  ASSERT_TRUE(src->next(&f));
+  ASSERT_TRUE(f.error.empty()) << f.error;
+  std::thread t([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    stop.store(SIGINT);
+  });
+  const auto t0 = std::chrono::steady_clock::now();
+  bool more = true;
+  // Waiting for the stall limit (10 s) instead ends in an input error.
+  EXPECT_NO_THROW(more = src->next(&f));
+  EXPECT_FALSE(more);
+  const double waited = seconds_since(t0);
+  t.join();
+  EXPECT_GE(waited, 0.15);
+  EXPECT_LT(waited, 9.0) << "waited for the stall limit (10 s), not for the stop";
+}
+
+// run_pipeline: the stop ends a run whose source is blocked, with complete files.
+TEST(StopRun, AStopEndsARunBlockedOnAStalledSource) {
+  REQUIRE_VIDEOTESTSRC();
+  test::TempDir dir;
+  write_config(dir.path() / "c.yaml", kStalled);
+  std::atomic<int> stop{0};
+  RunOptions o;
+  o.config = dir / "c.yaml";
+  o.output_dir = dir / "out";
+  o.stop = &stop;
+  std::chrono::steady_clock::time_point stopped_at;
+  std::thread t([&] {
+    wait_for_lines(dir.path() / "out/results.jsonl", 1);
+    stopped_at = std::chrono::steady_clock::now();
+    stop.store(SIGINT);
+  });
+  const RunSummary s = run_pipeline(o);
+  const double after_stop = seconds_since(stopped_at);
+  t.join();
+  // Waiting for the stall limit would have ended the run with a source error after 10 s.
+  EXPECT_EQ(s.source_error, "");
+  EXPECT_LT(after_stop, 9.0);
+  EXPECT_EQ(s.stopped_by, SIGINT);
+  EXPECT_EQ(s.read, 1);
+  EXPECT_EQ(lines_of(dir.path() / "out/results.jsonl"), 1);
+  const auto sum = nlohmann::json::parse(test::slurp(dir.path() / "out/summary.json"));
+  EXPECT_EQ(sum["stopped_by"], "SIGINT");
+  EXPECT_FALSE(sum.contains("source_error")) << sum.dump();
+}
+
+// The CLI: Ctrl-C while a camera has stalled ends the run at once (exit 130), not after the
+// stall limit with a source error (exit 3).
+TEST(StopRun, JetpipeRunStopsAtOnceWhileTheSourceStalls) {
+  REQUIRE_VIDEOTESTSRC();
+  const std::string bin = std::string(JETPIPE_BINARY_DIR) + "/tools/jetpipe";
+  if (!fs::exists(bin)) GTEST_SKIP() << bin << " not built";
+  test::TempDir dir;
+  write_config(dir.path() / "c.yaml", kStalled);
+  const std::string cfg = dir / "c.yaml", out = dir / "out";
+  const pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    if (std::freopen("/dev/null", "w", stderr) == nullptr) _exit(126);
+    execl(bin.c_str(), bin.c_str(), "run", "--config", cfg.c_str(), "--output-dir", out.c_str(),
+          static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  wait_for_lines(fs::path(out) / "results.jsonl", 1);
+  const auto t0 = std::chrono::steady_clock::now();
+  kill(pid, SIGINT);
+  int status = 0;
+  ASSERT_EQ(waitpid(pid, &status, 0), pid);
+  // Waiting for the stall limit (10 s) would have ended it with a source error: exit 3.
+  ASSERT_TRUE(WIFEXITED(status)) << "killed, not stopped";
+  EXPECT_EQ(WEXITSTATUS(status), 130);
+  EXPECT_LT(seconds_since(t0), 9.0);
+  const auto sum = nlohmann::json::parse(test::slurp(fs::path(out) / "summary.json"));
+  EXPECT_EQ(sum["stopped_by"], "SIGINT");
+  EXPECT_EQ(lines_of(fs::path(out) / "results.jsonl"), sum["frames"]["read"].get<int>());
 }
 
 }  // namespace

@@ -71,6 +71,22 @@ std::string cli_shell();
 // A file's whole contents ("" when it cannot be read).
 std::string slurp(const std::filesystem::path& path);
 
+// Built with AddressSanitizer (JETPIPE_SANITIZE): freed memory waits in its quarantine (256 MiB
+// by default), so a process's RSS says little about what the code holds; tests that bound memory
+// measure the heap in use (tests/test_soak.cpp) or skip their RSS check.
+#if defined(__SANITIZE_ADDRESS__)
+#define JETPIPE_TEST_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define JETPIPE_TEST_ASAN 1
+#endif
+#endif
+#ifdef JETPIPE_TEST_ASAN
+inline constexpr bool kAddressSanitizer = true;
+#else
+inline constexpr bool kAddressSanitizer = false;
+#endif
+
 // Real photos from Debian's opencv-doc, when installed (else empty: the test skips).
 std::string opencv_sample(const std::string& name);
 

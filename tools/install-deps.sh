@@ -10,6 +10,9 @@ packages=(
   libgtest-dev                                 # tests
   python3-dev pybind11-dev                     # optional: the Python module (python/)
   python3-numpy python3-pytest                 # its tests
+  clang libclang-rt-14-dev llvm                # sanitizer suite and fuzzers (tools/ci/sanitize.sh,
+                                               # fuzz-smoke.sh): clang, its ASan/UBSan/libFuzzer
+                                               # runtimes, llvm-symbolizer for readable reports
   # optional: GStreamer sources (cameras, video files, RTSP/RTP, videotestsrc) and video outputs
   libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev   # core, app, video (build)
   gstreamer1.0-plugins-base gstreamer1.0-plugins-good    # decodebin, videoconvert, v4l2src, rtsp/rtp, mp4mux, matroskamux

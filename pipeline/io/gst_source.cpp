@@ -99,6 +99,8 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 constexpr auto kHiddenGrace = std::chrono::milliseconds(1500);
+// How often a wait for a frame looks at SourceOptions::stop (a signal handler can only set a flag).
+constexpr auto kStopPoll = std::chrono::milliseconds(50);
 
 // Every element a pipeline of gst_pipeline.cpp may name.
 constexpr const char* kKnownElements[] = {
@@ -202,11 +204,17 @@ class GstSource final : public Source {
   bool next(Frame* frame) override {
     if (ended_) return false;
     std::unique_lock<std::mutex> lk(m_);
-    const auto timeout = std::chrono::duration<double>(opt_.timeout_s);
-    if (!cv_.wait_for(lk, timeout, [&] { return !queue_.empty() || eos_ || !error_.empty(); })) {
-      ended_ = true;
-      throw input_error(where_ + "no frame for " + seconds(opt_.timeout_s) + " (stalled after " +
-                        std::to_string(delivered_) + " frames)");
+    // In slices, so that a stop request ends the wait within kStopPoll.
+    const auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                                             std::chrono::duration<double>(opt_.timeout_s));
+    const auto ready = [&] { return !queue_.empty() || eos_ || !error_.empty(); };
+    while (!cv_.wait_for(lk, kStopPoll, ready)) {
+      if (stop_requested()) return false;
+      if (Clock::now() >= deadline) {
+        ended_ = true;
+        throw input_error(where_ + "no frame for " + seconds(opt_.timeout_s) + " (stalled after " +
+                          std::to_string(delivered_) + " frames)");
+      }
     }
     if (!queue_.empty()) {
       *frame = std::move(queue_.front());
@@ -268,6 +276,10 @@ class GstSource final : public Source {
   }
 
  private:
+  bool stop_requested() const {
+    return opt_.stop != nullptr && opt_.stop->load(std::memory_order_relaxed) != 0;
+  }
+
   static std::string seconds(double s) {
     char b[32];
     std::snprintf(b, sizeof b, "%g s", s);
@@ -315,10 +327,10 @@ class GstSource final : public Source {
     const auto t0 = Clock::now();
     const auto timeout = std::chrono::duration<double>(opt_.timeout_s);
     for (;;) {
-      if (cv_.wait_for(lk, std::chrono::milliseconds(50),
-                       [&] { return !queue_.empty() || eos_ || !error_.empty(); })) {
+      if (cv_.wait_for(lk, kStopPoll, [&] { return !queue_.empty() || eos_ || !error_.empty(); })) {
         break;
       }
+      if (stop_requested()) return;  // opened, without a frame: the caller stops before reading
       const auto now = Clock::now();
       if (!hidden_error_.empty() && now - hidden_at_ > kHiddenGrace) {
         error_ = hidden_error_;

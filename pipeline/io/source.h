@@ -51,6 +51,7 @@
 // decoded, then throws jetpipe::Error kInput saying what happened.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -107,7 +108,8 @@ struct Frame {
 class Source {
  public:
   virtual ~Source() = default;
-  // Reads the next frame into *frame. Returns false at the end of the input. A frame that cannot be
+  // Reads the next frame into *frame. Returns false at the end of the input, or when a stop is
+  // requested (SourceOptions::stop) while it waits for a frame. A frame that cannot be
   // decoded is returned with frame->error set (never skipped); a source that cannot go on at all
   // throws jetpipe::Error.
   virtual bool next(Frame* frame) = 0;
@@ -153,6 +155,11 @@ struct SourceOptions {
   double timeout_s = 10;  // open: no first frame (or error) within this → error; later: a
                           // stall this long → error (rtp:// listens: no first-frame wait)
   ImageAllocator allocator;  // where frames go (the executor's frame pool); empty: host memory
+  // A stop request (RunOptions::stop, set by a signal handler or another thread; nullptr: never).
+  // A source waiting for a frame (a live stream between frames, any GStreamer source before its
+  // first one) looks at it every 50 ms: once it is non-zero, next() returns false instead of
+  // waiting on to the next frame or the stall limit, and opening returns without a frame.
+  const std::atomic<int>* stop = nullptr;
   // Every source: a frame of more bytes is refused (an input error naming its size) before any
   // memory is allocated for it; the config's max_frame_mb.
   std::uint64_t max_frame_bytes = Source::kDefaultMaxFrameBytes;
