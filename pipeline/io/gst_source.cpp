@@ -437,7 +437,7 @@ class GstSource final : public Source {
         s->self->hidden_at_ = Clock::now();
       }
     }
-    gst_bus_post(s->bus, gst_message_ref(msg));
+    gst_bus_post(s->bus, msg);  // a sync handler that drops a message owns it: passed on
     return GST_BUS_DROP;
   }
 
@@ -447,6 +447,7 @@ class GstSource final : public Source {
 
   static GstBusSyncReply on_bus(GstBus*, GstMessage* msg, gpointer self) {
     static_cast<GstSource*>(self)->on_message(msg);
+    gst_message_unref(msg);  // dropped: ours to unref (GstBusSyncHandler)
     return GST_BUS_DROP;
   }
 
