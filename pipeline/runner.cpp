@@ -219,6 +219,7 @@ RunSummary run_pipeline(const RunOptions& opt) {
   std::unique_ptr<Executor> exec = make_executor(cfg, profile, keep);
   SourceOptions source_options = source_options_for(cfg);
   source_options.allocator = exec->allocator();  // decoders write into the frame pool
+  source_options.device_frames = profile.backend == Backend::kCuda;  // read in place
   std::unique_ptr<Source> source = open_source(uri, source_options);
   std::unique_ptr<TimelineWriter> timeline;
   if (!opt.timeline.empty()) timeline = std::make_unique<TimelineWriter>(opt.timeline);
