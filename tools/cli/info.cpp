@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: MIT
 #include <cstdio>
 #include <filesystem>
+#include <string>
 #include <system_error>
 #include <vector>
 
 #include "core/error.h"
 #include "pipeline/cuda_arch.h"
+#include "pipeline/io/device_memory.h"
 #include "pipeline/io/image_io.h"
 #include "pipeline/platform.h"
 #include "stages/registry.h"
@@ -19,6 +21,8 @@ int cmd_info() {
               JETPIPE_HAVE_OPENCV ? "yes" : "no", JETPIPE_HAVE_GSTREAMER ? "yes" : "no");
   std::printf("frame files: PGM/PPM%s\n",
               have_opencv_codecs() ? ", PNG, JPEG, BMP, TIFF (OpenCV)" : "");
+  // Frames left in device memory by the GStreamer sources (pipeline/io/device_memory.h).
+  for (const std::string& line : device_memory_report()) std::printf("%s\n", line.c_str());
   const DeviceReport r = query_devices();
   if (r.cuda_built) {
     std::printf("CUDA runtime %d, driver %d\n", r.runtime_version, r.driver_version);
