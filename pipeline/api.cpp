@@ -78,7 +78,9 @@ std::unique_ptr<Source> Pipeline::open(const std::string& uri) const {
   if (u.empty()) {
     throw config_error(state_->config->file + ": no input: set `input:` or pass a URI to open()");
   }
-  return open_source(u, source_options_for(*state_->config));
+  SourceOptions o = source_options_for(*state_->config);
+  o.device_frames = state_->profile.backend == Backend::kCuda;  // the executor reads them in place
+  return open_source(u, o);
 }
 
 bool Pipeline::Stream::next(FrameRecord* record) {

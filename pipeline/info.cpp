@@ -5,6 +5,7 @@
 #include <system_error>
 
 #include "core/error.h"
+#include "pipeline/io/device_memory.h"
 #include "pipeline/io/image_io.h"
 #include "stages/registry.h"
 
@@ -18,6 +19,7 @@ BuildInfo gather_build_info() {
   b.gstreamer = JETPIPE_HAVE_GSTREAMER;
   b.opencv_codecs = have_opencv_codecs();
   b.cuda_architectures = built_cuda_architectures();
+  b.device_memory = device_memory_report();
   b.devices = query_devices();
   for (const auto& d : b.devices.devices) {
     b.device_support.push_back(check_cuda_arch(d.cc_major, d.cc_minor, b.cuda_architectures));
@@ -49,7 +51,8 @@ nlohmann::ordered_json build_info_to_json(const BuildInfo& b) {
   j["build"] = {{"cuda", b.cuda},
                 {"opencv", b.opencv},
                 {"gstreamer", b.gstreamer},
-                {"frame_files", frame_files}};
+                {"frame_files", frame_files},
+                {"device_memory", b.device_memory}};
   if (b.devices.cuda_built) {
     J devices = J::array();
     for (std::size_t i = 0; i < b.devices.devices.size(); ++i) {

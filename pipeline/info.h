@@ -17,6 +17,9 @@ struct BuildInfo {
   bool cuda = false, opencv = false, gstreamer = false;
   bool opencv_codecs = false;      // PNG, JPEG, BMP, TIFF frame files
   std::string cuda_architectures;  // built_cuda_architectures()
+  // Whether NVMM surfaces and GStreamer CUDA memory are read in place, and why not (one line each,
+  // device_memory_report()).
+  std::vector<std::string> device_memory;
   DeviceReport devices;
   std::vector<ArchSupport> device_support;  // one per devices.devices: whether this binary runs
   struct Dir {

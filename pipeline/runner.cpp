@@ -220,6 +220,7 @@ RunSummary run_pipeline(const RunOptions& opt) {
   SourceOptions source_options = source_options_for(cfg);
   source_options.allocator = exec->allocator();  // decoders write into the frame pool
   source_options.stop = opt.stop;                // a blocked read wakes up to a stop request
+  source_options.device_frames = profile.backend == Backend::kCuda;  // read in place
   std::unique_ptr<Source> source = open_source(uri, source_options);
   std::unique_ptr<TimelineWriter> timeline;
   if (!opt.timeline.empty()) timeline = std::make_unique<TimelineWriter>(opt.timeline);

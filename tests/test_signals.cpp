@@ -103,25 +103,33 @@ TEST(StopRun, AStopFlagEndsTheRunWithCompleteFiles) {
   EXPECT_EQ(sum["frames"]["read"], s.read);
 }
 
+bool cli_built() { return fs::exists(test::cli_command().back()); }
+
+// `jetpipe run --config cfg --output-dir out` in a child process (behind the emulator, if any),
+// stderr to /dev/null; its pid, or -1.
+pid_t start_run(const std::string& cfg, const std::string& out) {
+  std::vector<std::string> args = test::cli_command();
+  args.insert(args.end(), {"run", "--config", cfg, "--output-dir", out});
+  std::vector<char*> argv;
+  for (std::string& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  const pid_t pid = fork();
+  if (pid == 0) {
+    if (std::freopen("/dev/null", "w", stderr) == nullptr) _exit(126);
+    execvp(argv[0], argv.data());
+    _exit(127);
+  }
+  return pid;
+}
+
 TEST(StopRun, JetpipeRunStopsCleanlyOnEachSignal) {
-  const std::vector<std::string> cli = test::cli_command();  // behind the emulator, if any
-  if (!fs::exists(cli.back())) GTEST_SKIP() << cli.back() << " not built";
+  if (!cli_built()) GTEST_SKIP() << test::cli_command().back() << " not built";
   for (const int sig : {SIGINT, SIGTERM, SIGHUP}) {
     test::TempDir dir;
     write_config(dir.path() / "c.yaml");
-    std::vector<std::string> args = cli;
-    args.insert(args.end(), {"run", "--config", dir / "c.yaml", "--output-dir", dir / "out"});
     const std::string out = dir / "out";
-    std::vector<char*> argv;
-    for (std::string& a : args) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    const pid_t pid = fork();
+    const pid_t pid = start_run(dir / "c.yaml", out);
     ASSERT_GE(pid, 0);
-    if (pid == 0) {
-      if (std::freopen("/dev/null", "w", stderr) == nullptr) _exit(126);
-      execvp(argv[0], argv.data());
-      _exit(127);
-    }
     wait_for_lines(fs::path(out) / "results.jsonl", 5);  // until the run has written records
     kill(pid, sig);
     int status = 0;
@@ -139,7 +147,7 @@ TEST(StopRun, AStopWakesASourceBlockedBetweenFrames) {
   REQUIRE_VIDEOTESTSRC();
   std::atomic<int> stop{0};
   SourceOptions so;
-  so.format = PixelFormat::kGray8;
+  so.colour = false;
   so.stop = &stop;
   std::unique_ptr<Source> src = open_source(kStalled, so);
   Frame f;
@@ -194,19 +202,12 @@ TEST(StopRun, AStopEndsARunBlockedOnAStalledSource) {
 // stall limit with a source error (exit 3).
 TEST(StopRun, JetpipeRunStopsAtOnceWhileTheSourceStalls) {
   REQUIRE_VIDEOTESTSRC();
-  const std::string bin = std::string(JETPIPE_BINARY_DIR) + "/tools/jetpipe";
-  if (!fs::exists(bin)) GTEST_SKIP() << bin << " not built";
+  if (!cli_built()) GTEST_SKIP() << test::cli_command().back() << " not built";
   test::TempDir dir;
   write_config(dir.path() / "c.yaml", kStalled);
-  const std::string cfg = dir / "c.yaml", out = dir / "out";
-  const pid_t pid = fork();
+  const std::string out = dir / "out";
+  const pid_t pid = start_run(dir / "c.yaml", out);
   ASSERT_GE(pid, 0);
-  if (pid == 0) {
-    if (std::freopen("/dev/null", "w", stderr) == nullptr) _exit(126);
-    execl(bin.c_str(), bin.c_str(), "run", "--config", cfg.c_str(), "--output-dir", out.c_str(),
-          static_cast<char*>(nullptr));
-    _exit(127);
-  }
   wait_for_lines(fs::path(out) / "results.jsonl", 1);
   const auto t0 = std::chrono::steady_clock::now();
   kill(pid, SIGINT);

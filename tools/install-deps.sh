@@ -20,6 +20,7 @@ packages=(
   gstreamer1.0-plugins-ugly                    # x264enc (H.264 video outputs)
   gstreamer1.0-libav                           # avdec_* software decoders
   libgstrtspserver-1.0-dev                     # rtsp:// video output
+  libgstreamer-plugins-bad1.0-dev              # GStreamer's CUDA library (CUDA-memory frames)
   opencv-doc                                   # sample video and photos used by configs and tests
 )
 missing=()

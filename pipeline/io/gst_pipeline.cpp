@@ -101,6 +101,7 @@ void apply_query(const std::string& uri, const Query& q, const std::vector<std::
       throw input_error(where + "unknown key '" + key + "' (valid keys: " + join(allowed, ", ") +
                         ")");
     }
+    if (apply_device_key(uri, key, value, &spec->device)) continue;
     auto bad = [&, k = key, v = value](const std::string& valid) {
       return input_error(where + "bad value " + k + "=" + v + " (" + valid + ")");
     };
@@ -174,6 +175,14 @@ std::string sink_tail(const SourceSpec& spec, bool hardware) {
                  : std::string("videoconvert ! ") + kColourCaps;
   }
   return s + " ! appsink name=jp_sink";
+}
+
+// The tail for `s`: the copying path's, or the device-memory one chosen for it.
+std::string source_tail(const SourceSpec& s, bool hardware) {
+  if (s.device.memory != FrameMemory::kSystem) {
+    return device_sink_tail(s.device.memory, s.colour, s.format);
+  }
+  return sink_tail(s, hardware);
 }
 
 std::string raw_caps(const SourceSpec& s, const char* media) {
@@ -292,12 +301,13 @@ SourceSpec parse_gst_source_uri(const std::string& uri, bool colour) {
     if (rest.empty()) throw input_error(where + "no file given");
     spec.kind = GstSourceKind::kFile;
     spec.location = rest;
+    split_device_keys(uri, &spec.location, &spec.device);
   } else if (scheme == "v4l2") {
     if (head.empty()) throw input_error(where + "no device given (v4l2:///dev/video0)");
     spec.kind = GstSourceKind::kV4l2;
     spec.location = head;
     spec.live = true;
-    apply_query(uri, query, {"w", "h", "fps", "format"}, &spec);
+    apply_query(uri, query, {"w", "h", "fps", "format", "nvmm"}, &spec);
   } else if (scheme == "csi") {
     std::int64_t n = 0;
     if (!io_detail::parse_decimal(head, 0, 15, &n)) {
@@ -309,7 +319,7 @@ SourceSpec parse_gst_source_uri(const std::string& uri, bool colour) {
     spec.height = 1080;
     spec.fps = 30;
     spec.live = true;
-    apply_query(uri, query, {"w", "h", "fps", "format"}, &spec);
+    apply_query(uri, query, {"w", "h", "fps", "format", "nvmm"}, &spec);
   } else if (scheme == "rtsp") {
     if (head.empty()) throw input_error(where + "no host given (rtsp://HOST[:PORT]/PATH)");
     spec.kind = GstSourceKind::kRtsp;
@@ -323,7 +333,7 @@ SourceSpec parse_gst_source_uri(const std::string& uri, bool colour) {
     if (spec.host == "@" || spec.host == "0.0.0.0") spec.host.clear();
     spec.live = true;
     spec.latency_ms = 50;
-    apply_query(uri, query, {"codec", "latency", "format"}, &spec);
+    apply_query(uri, query, {"codec", "latency", "format", "nvmm"}, &spec);
   } else if (scheme == "test") {
     spec.kind = GstSourceKind::kTestSrc;
     spec.pattern = head == "videotestsrc" ? "smpte" : head;
@@ -365,7 +375,7 @@ std::string gst_source_pipeline(const SourceSpec& s, const GstFeatures& f) {
     case GstSourceKind::kFile:
       // decodebin autoplugs the decoder; on a Jetson nvv4l2decoder's rank is raised (gst_source)
       // so that it wins for the codecs it handles, software decoders for the rest.
-      return "filesrc location=" + gst_quote(s.location) + " ! decodebin ! " + sink_tail(s, hw);
+      return "filesrc location=" + gst_quote(s.location) + " ! decodebin ! " + source_tail(s, hw);
     case GstSourceKind::kV4l2: {
       std::string p = "v4l2src device=" + gst_quote(s.location);
       if (s.width || s.height || s.fps) {
@@ -373,7 +383,7 @@ std::string gst_source_pipeline(const SourceSpec& s, const GstFeatures& f) {
       } else {
         p += " ! decodebin";  // raw or MJPEG, whatever the camera offers first
       }
-      return p + " ! " + sink_tail(s, hw);
+      return p + " ! " + source_tail(s, hw);
     }
     case GstSourceKind::kCsi:
       if (!f.has("nvarguscamerasrc") || !f.has("nvvidconv")) {
@@ -382,7 +392,7 @@ std::string gst_source_pipeline(const SourceSpec& s, const GstFeatures& f) {
                           "this machine does not have (a USB camera: v4l2:///dev/videoN)");
       }
       return "nvarguscamerasrc sensor-id=" + std::to_string(s.sensor) + " ! " +
-             raw_caps(s, "video/x-raw(memory:NVMM)") + ",format=NV12 ! " + sink_tail(s, true);
+             raw_caps(s, "video/x-raw(memory:NVMM)") + ",format=NV12 ! " + source_tail(s, true);
     case GstSourceKind::kRtsp:
       return "rtspsrc location=" + gst_quote(s.location) +
              " latency=" + std::to_string(s.latency_ms) +
@@ -406,7 +416,7 @@ std::string gst_source_pipeline(const SourceSpec& s, const GstFeatures& f) {
       p += " port=" + std::to_string(s.port) +
            " caps=\"application/x-rtp,media=video,clock-rate=90000,encoding-name=" + enc +
            ",payload=96\" ! rtpjitterbuffer latency=" + std::to_string(s.latency_ms) + " ! rtp" +
-           n + "depay ! " + n + "parse ! " + decoder + " ! " + sink_tail(s, hw);
+           n + "depay ! " + n + "parse ! " + decoder + " ! " + source_tail(s, hw);
       return p;
     }
     case GstSourceKind::kTestSrc: {

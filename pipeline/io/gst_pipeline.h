@@ -21,6 +21,7 @@
 #include <string>
 
 #include "core/image.h"
+#include "pipeline/io/device_memory.h"
 
 namespace jetpipe {
 
@@ -47,9 +48,12 @@ GstFeatures detect_gst_features();
 enum class GstSourceKind { kFile, kV4l2, kCsi, kRtsp, kRtp, kTestSrc, kLaunch };
 
 // A GStreamer source URI, parsed (parse_gst_source_uri). Query keys per scheme:
-//   file://PATH                     (none: the path is taken whole)
+//   file://PATH[?nvmm=0&cudamem=0]  the path is taken whole, but for a trailing query of
+//                                   device-memory keys only (device_memory.h)
 //   v4l2:///dev/videoN[?w=W&h=H&fps=F]          raw modes at that size/rate when given
 //   csi://N[?w=W&h=H&fps=F]                     defaults 1920x1080 at 30
+//   v4l2, csi, rtp, file: nvmm=0 keeps a Jetson's frames out of NVMM (the copying path), cudamem=0
+//   a discrete GPU decoder's out of CUDA memory; both on by default (device_memory.h)
 //   rtsp://...                      (none: the URL is passed to rtspsrc whole; latency 200 ms)
 //   rtp://[HOST]:PORT[?codec=h264|h265&latency=MS]   H.264 RTP (payload 96) received on PORT
 //   test://NAME[?w=W&h=H&frames=N&fps=F&live=true|false&format=F]   videotestsrc
@@ -73,6 +77,7 @@ struct SourceSpec {
   // The frames keep their colour (the layouts of gst_frame_caps); false: GRAY8, the luma plane.
   bool colour = true;
   std::optional<PixelFormat> format;  // ?format=: exactly this frame format (colour follows it)
+  DeviceMemorySpec device;            // ?nvmm=, ?cudamem= and the memory the frames come in
 };
 
 // The built-in synthetic patterns (test_source.cpp): test://gradient|checker|noise|blobs.

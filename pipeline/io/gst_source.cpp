@@ -21,6 +21,7 @@
 #include <exception>
 #include <mutex>
 
+#include "pipeline/io/gst_device_memory.h"
 #include "pipeline/io/gst_runtime.h"
 #endif
 
@@ -189,8 +190,10 @@ class GstSource final : public Source {
     gst_detail::ensure_init();
     const GstFeatures features = detect_gst_features();
     if (features.has("nvv4l2decoder")) prefer_hardware_decoder();
+    device_ = std::make_unique<gst_detail::DeviceMemoryPath>(&spec_, opt, features, name_);
     description_ = gst_source_pipeline(spec_, features);
     pipeline_ = gst_detail::parse_launch(description_, where_, true);
+    device_->prepare(pipeline_);
     try {
       start();
     } catch (...) {
@@ -212,8 +215,12 @@ class GstSource final : public Source {
       if (stop_requested()) return false;
       if (Clock::now() >= deadline) {
         ended_ = true;
+        const std::int64_t held = device_->held();  // device frames keep their buffers
         throw input_error(where_ + "no frame for " + seconds(opt_.timeout_s) + " (stalled after " +
-                          std::to_string(delivered_) + " frames)");
+                          std::to_string(delivered_) + " frames" +
+                          (held > 0 ? ", " + std::to_string(held) + " of its buffers held by frames"
+                                    : std::string()) +
+                          ")");
       }
     }
     if (!queue_.empty()) {
@@ -247,6 +254,8 @@ class GstSource final : public Source {
            std::to_string(height_) + fps + " → " + to_string(out_format_) + " frames)";
     }
     if (live_) d += ", live: queue " + std::to_string(capacity_) + ", drop oldest";
+    const std::string memory = device_->describe();
+    if (!memory.empty()) d += ", " + memory;
     if (!warning_.empty()) d += ", warning: " + warning_;
     return d + " [" + description_ + "]";
   }
@@ -272,6 +281,8 @@ class GstSource final : public Source {
     s.live = live_;
     s.pipeline = description_;
     s.warning = warning_;
+    s.memory = to_string(device_->memory());
+    s.memory_note = device_->describe();
     return s;
   }
 
@@ -302,7 +313,9 @@ class GstSource final : public Source {
     } else {
       g_object_set(appsink_, "sync", FALSE, nullptr);
     }
-    g_object_set(appsink_, "emit-signals", FALSE, "max-buffers", 1u, "drop", FALSE, nullptr);
+    // No last-sample reference: a device frame's buffer goes back when the frame does.
+    g_object_set(appsink_, "emit-signals", FALSE, "max-buffers", 1u, "drop", FALSE,
+                 "enable-last-sample", FALSE, nullptr);
     GstAppSinkCallbacks cb;
     std::memset(&cb, 0, sizeof cb);
     cb.new_sample = &GstSource::on_new_sample;
@@ -416,7 +429,7 @@ class GstSource final : public Source {
         s->self->hidden_at_ = Clock::now();
       }
     }
-    gst_bus_post(s->bus, gst_message_ref(msg));
+    gst_bus_post(s->bus, msg);  // a sync handler that drops a message owns it: passed on
     return GST_BUS_DROP;
   }
 
@@ -426,6 +439,7 @@ class GstSource final : public Source {
 
   static GstBusSyncReply on_bus(GstBus*, GstMessage* msg, gpointer self) {
     static_cast<GstSource*>(self)->on_message(msg);
+    gst_message_unref(msg);  // dropped: ours to unref (GstBusSyncHandler)
     return GST_BUS_DROP;
   }
 
@@ -463,9 +477,13 @@ class GstSource final : public Source {
     GstVideoInfo info;
     std::string why;
     HostImage img;
+    Frame dev;  // a frame left in device memory, or its error (gst_device_memory.h)
     GstClockTime pts = GST_CLOCK_TIME_NONE;
     if (!caps || !buf || !gst_video_info_from_caps(&info, caps)) {
       why = "a sample without raw video caps reached the appsink";
+    } else if (device_->take(sample, info, &dev, &why) !=
+               gst_detail::DeviceMemoryPath::Take::kCopy) {
+      pts = GST_BUFFER_PTS(buf);
     } else {
       GstVideoFrame vf;
       if (!gst_video_frame_map(&vf, &info, buf, GST_MAP_READ)) {
@@ -486,21 +504,21 @@ class GstSource final : public Source {
     gst_sample_unref(sample);
 
     std::unique_lock<std::mutex> lk(m_);
-    if (img.empty()) {
+    if (img.empty() && !dev.device && dev.error.empty()) {
       if (error_.empty()) error_ = why;
       cv_.notify_all();
       return GST_FLOW_ERROR;
     }
-    if (width_ == 0) {
+    if (width_ == 0 && (!img.empty() || dev.device)) {
       width_ = GST_VIDEO_INFO_WIDTH(&info);
       height_ = GST_VIDEO_INFO_HEIGHT(&info);
       caps_format_ = gst_video_format_to_string(GST_VIDEO_INFO_FORMAT(&info));
-      out_format_ = img.format();
+      out_format_ = dev.device ? dev.device->view.format : img.format();
       if (GST_VIDEO_INFO_FPS_D(&info) > 0) {
         fps_ = static_cast<double>(GST_VIDEO_INFO_FPS_N(&info)) / GST_VIDEO_INFO_FPS_D(&info);
       }
     }
-    Frame f;
+    Frame f = std::move(dev);
     f.index = captured_++;
     f.source = name_ + "#" + std::to_string(f.index);
     if (GST_CLOCK_TIME_IS_VALID(pts)) {
@@ -528,6 +546,8 @@ class GstSource final : public Source {
   std::size_t capacity_;
   GstElement* pipeline_ = nullptr;
   GstElement* appsink_ = nullptr;
+  // Declared before queue_, so it outlives the queued frames, which may hold its buffers.
+  std::unique_ptr<gst_detail::DeviceMemoryPath> device_;
   bool ended_ = false;  // next() returned false or threw: the stream is over
 
   mutable std::mutex m_;  // guards everything below

@@ -30,6 +30,8 @@ struct GstSourceStats {
   bool live = false;
   std::string pipeline;  // the gst-launch description run
   std::string warning;   // GStreamer's first warning, if any
+  std::string memory;    // where frames come: system, nvmm or cuda (device_memory.h)
+  std::string memory_note;  // why, and the notes so far (a decoder that gave system memory...)
 };
 // The counters of `source` when it is a GStreamer source, else nullopt.
 std::optional<GstSourceStats> gst_source_stats(const Source& source);

@@ -27,13 +27,16 @@ constexpr const char* kForms =
 std::unique_ptr<Source> open_file_uri(const std::string& uri, const std::string& path,
                                       const SourceOptions& options) {
   if (path.empty()) throw input_error("source '" + uri + "': no file given (" + kForms + ")");
-  if (io_detail::lower_extension(path) == "y4m") return io_detail::open_y4m_source(uri, path);
+  std::string file = path;  // without ?nvmm= / ?cudamem=, which only GStreamer sources read
+  DeviceMemorySpec keys;
+  split_device_keys(uri, &file, &keys);
+  if (io_detail::lower_extension(file) == "y4m") return io_detail::open_y4m_source(uri, file);
   if (have_gstreamer()) {
     SourceSpec spec = parse_gst_source_uri("file://" + path, options.colour);
     spec.uri = uri;
     return open_gst_source(spec, options);
   }
-  return io_detail::open_video_source(uri, path);
+  return io_detail::open_video_source(uri, file);
 }
 
 // Cameras, network streams, videotestsrc, launch descriptions: GStreamer only.

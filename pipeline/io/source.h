@@ -42,6 +42,9 @@
 // those layouts themselves. Zero-copy
 // comes with the executor's frame pool: the pool's (pinned / mapped) buffers offered to GStreamer
 // through an allocation proposal, so the converter writes straight into them.
+// With SourceOptions::device_frames, frames in NVMM surfaces (Jetson) or a decoder's CUDA memory
+// are not copied at all: Frame::device holds them, with their buffer, until released
+// (device_memory.h says which sources, and what keeps them on the copying path).
 // Live sources (cameras, network, videotestsrc live=true) keep a bounded queue
 // (SourceOptions::queue frames) and drop the oldest frame when the consumer falls behind; dropped()
 // counts them and Frame.index keeps counting captured frames (gaps show drops). Other sources never
@@ -66,6 +69,8 @@ struct CUstream_st;
 struct CUevent_st;
 
 namespace jetpipe {
+
+class SurfaceMapper;  // pipeline/io/nvmm.h
 
 // A frame that is already in device memory: a Jetson NVMM surface mapped into CUDA, a GPU decoder's
 // buffer, a caller's device array. The CUDA executor reads it in place (no copy, no staging, for
@@ -163,6 +168,13 @@ struct SourceOptions {
   // Every source: a frame of more bytes is refused (an input error naming its size) before any
   // memory is allocated for it; the config's max_frame_mb.
   std::uint64_t max_frame_bytes = Source::kDefaultMaxFrameBytes;
+  // The consumer reads device frames in place (a CUDA executor: run_pipeline and Pipeline::open
+  // set it from the profile). Then GStreamer sources may hand frames still in device memory: a
+  // Jetson's NVMM surfaces mapped into CUDA, a GPU decoder's CUDA memory (device_memory.h; the
+  // URI keys nvmm=0 / cudamem=0 keep a source on the copying path). Off: host frames only.
+  bool device_frames = false;
+  // Maps NVMM surfaces into CUDA; empty: this build's mapper, if any (nvmm.h). Tests pass a fake.
+  std::shared_ptr<SurfaceMapper> surface_mapper;
 };
 
 // Opens a source; throws jetpipe::Error (kind kInput) naming the URI when it cannot be opened.

@@ -2,6 +2,7 @@
 #include "pipeline/info.h"
 
 #include <cstdio>
+#include <string>
 
 #include "stages/registry.h"
 #include "tools/cli/commands.h"
@@ -14,6 +15,8 @@ int cmd_info() {
   std::printf("build: CUDA %s, OpenCV %s, GStreamer %s\n", b.cuda ? "yes" : "no",
               b.opencv ? "yes" : "no", b.gstreamer ? "yes" : "no");
   std::printf("frame files: PGM/PPM%s\n", b.opencv_codecs ? ", PNG, JPEG, BMP, TIFF (OpenCV)" : "");
+  // Frames left in device memory by the GStreamer sources (pipeline/io/device_memory.h).
+  for (const std::string& line : b.device_memory) std::printf("%s\n", line.c_str());
   const DeviceReport& r = b.devices;
   if (r.cuda_built) {
     std::printf("CUDA runtime %d, driver %d\n", r.runtime_version, r.driver_version);

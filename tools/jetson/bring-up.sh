@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # First run on a Jetson board: what the board is (L4T/JetPack, CUDA, power mode, clocks,
 # temperatures), then the GPU tests, `jetpipe tune` for config/default.yaml (a profile for this
-# board), `jetpipe bench pipeline` at 1080p and 4K and a run of the default job with the tuned
-# profile; everything into one folder and a tarball to attach to an issue.
+# board), `jetpipe bench pipeline` at 1080p and 4K, the NVMM check (tools/jetson/nvmm-frames.sh:
+# decoded frames into CUDA, headless, the copying path's results) and a run of the default job with
+# the tuned profile; everything into one folder and a tarball to attach to an issue.
 #
 #   tools/jetson/bring-up.sh [--build DIR] [--out DIR] [--dry-run] [--quick] [--emulator CMD]
 #
@@ -116,6 +117,8 @@ step gpu "jetpipe tune (config/default.yaml)" tune.txt \
 step gpu "jetpipe bench pipeline (1080p, 4K)" bench.txt \
   "${jetpipe[@]}" bench pipeline --config config/default.yaml --sizes 1920x1080,3840x2160 \
   --frames "$frames" --repeat "$repeat" --json "$out/bench.json"
+step gpu "NVMM frames: decoder into CUDA, headless, results as with ?nvmm=0" nvmm-frames.txt \
+  tools/jetson/nvmm-frames.sh --build "$build" --out "$out/nvmm-frames"
 run_platform=auto
 [ -f "$profile" ] && run_platform=$profile
 [ "$dry" = 1 ] && run_platform=cpu
