@@ -151,6 +151,16 @@ class Source {
 };
 
 // How GStreamer sources deliver frames (the other sources ignore it).
+// What a live source (camera, network stream, live=true; never a file) does when it stalls
+// (SourceOptions::timeout_s without a frame) or fails: reopen, waiting delay_s before the first
+// try, doubling the wait after each failed one up to max_delay_s; after `attempts` failed tries in
+// a row it gives up (its error ends it). attempts 0: never reopen (the error ends it at once).
+struct ReconnectPolicy {
+  int attempts = 10;
+  double delay_s = 0.5;
+  double max_delay_s = 8.0;
+};
+
 struct SourceOptions {
   // Whether a stage reads the frame's colour (source_options_for: a stage reading the frame accepts
   // colour, as to_gray does). true: frames in the decoder's own layout (BGRx, RGBx, RGBA, BGR, RGB,
@@ -175,6 +185,7 @@ struct SourceOptions {
   bool device_frames = false;
   // Maps NVMM surfaces into CUDA; empty: this build's mapper, if any (nvmm.h). Tests pass a fake.
   std::shared_ptr<SurfaceMapper> surface_mapper;
+  ReconnectPolicy reconnect;  // live sources only; files never reopen
 };
 
 // Opens a source; throws jetpipe::Error (kind kInput) naming the URI when it cannot be opened.
