@@ -6,6 +6,11 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#if JETPIPE_HAVE_DLPACK
+#include <dlpack/dlpack.h>
+#endif
+
+#include <functional>
 #include <mutex>
 #include <optional>
 #include <regex>
@@ -260,10 +265,125 @@ DeviceFrame cai_frame(py::handle obj, const std::string& format) {
   return d;
 }
 
+#if JETPIPE_HAVE_DLPACK
+// A DLPack tensor taken from a producer (`obj.__dlpack__(...)`): the capsule renamed
+// "used_dltensor" as the protocol asks, the managed tensor's deleter called once the frame is done
+// (with the GIL: producers' deleters release Python objects).
+struct DlpackTensor {
+  DLManagedTensor* t = nullptr;
+  explicit DlpackTensor(py::object capsule) {
+    PyObject* c = capsule.ptr();
+    if (!PyCapsule_IsValid(c, "dltensor")) {
+      throw_input("frame: __dlpack__() did not return a 'dltensor' capsule (already consumed?)");
+    }
+    t = static_cast<DLManagedTensor*>(PyCapsule_GetPointer(c, "dltensor"));
+    PyCapsule_SetName(c, "used_dltensor");
+  }
+  // The release, for an owner called from any thread.
+  std::function<void()> release() {
+    DLManagedTensor* m = t;
+    t = nullptr;
+    return [m] {
+      py::gil_scoped_acquire gil;
+      if (m->deleter != nullptr) m->deleter(m);
+    };
+  }
+  ~DlpackTensor() {
+    if (t != nullptr && t->deleter != nullptr) t->deleter(t);
+  }
+};
+
+// A DLPack tensor's pixels as a view: uint8, H×W or H×W×C as for numpy frames, pixels contiguous
+// within a row and rows going forward (strides in elements; none: compact row-major).
+ImageView dlpack_view(const DLTensor& x, const std::string& format) {
+  if (x.dtype.code != kDLUInt || x.dtype.bits != 8 || x.dtype.lanes != 1) {
+    throw_input("frame: expected uint8 pixels from __dlpack__, got dtype code " +
+                std::to_string(x.dtype.code) + " bits " + std::to_string(x.dtype.bits) + " lanes " +
+                std::to_string(x.dtype.lanes));
+  }
+  const int ndim = x.ndim;
+  if (ndim != 2 && ndim != 3) frame_format(ndim, 1, format);  // names the shapes taken
+  const long c = ndim == 3 ? static_cast<long>(x.shape[2]) : 1;
+  const PixelFormat f = frame_format(ndim, c, format);
+  const long h = static_cast<long>(x.shape[0]), w = static_cast<long>(x.shape[1]);
+  if (h <= 0 || w <= 0) throw_input("frame: empty array");
+  long s0 = w * c, s1 = c, s2 = 1;
+  if (x.strides != nullptr) {
+    s0 = static_cast<long>(x.strides[0]);
+    s1 = static_cast<long>(x.strides[1]);
+    if (ndim == 3) s2 = static_cast<long>(x.strides[2]);
+  }
+  if ((ndim == 2 ? s1 != 1 : (s2 != 1 || s1 != c)) || s0 < w * c) {
+    throw_input(
+        "frame: the pixels of a row must be contiguous and rows must go forward (DLPack strides " +
+        std::to_string(s0) + ", " + std::to_string(s1) + "); make the tensor contiguous first");
+  }
+  ImageView v;
+  v.data = static_cast<std::uint8_t*>(x.data) + x.byte_offset;
+  v.width = static_cast<int>(w);
+  v.height = static_cast<int>(h);
+  v.pitch = static_cast<std::size_t>(s0);
+  v.format = f;
+  return v;
+}
+#endif
+
+// Whether `obj` offers DLPack (__dlpack__ and __dlpack_device__), and on which device type.
+std::optional<int> dlpack_device(py::handle obj) {
+  if (!py::hasattr(obj, "__dlpack__") || !py::hasattr(obj, "__dlpack_device__")) {
+    return std::nullopt;
+  }
+  const py::tuple d = obj.attr("__dlpack_device__")();
+  return d[0].cast<int>();
+}
+
+constexpr int kDlpackCpu = 1, kDlpackCuda = 2, kDlpackCudaHost = 3, kDlpackCudaManaged = 13;
+
+constexpr const char* kNoDlpack =
+    "frame: this jetpipe was built without DLPack (its header, Debian's libdlpack-dev, was not "
+    "found): pass a numpy array or an object with __cuda_array_interface__";
+
 constexpr const char* kNoCudaFrames =
-    "device frame: this jetpipe was built without CUDA, so __cuda_array_interface__ frames "
-    "cannot be read (jetpipe.info()['build']['cuda'] is False); copy the array to the host first "
+    "device frame: this jetpipe was built without CUDA, so GPU arrays (__cuda_array_interface__, "
+    "DLPack on a CUDA device) cannot be read (jetpipe.info()['build']['cuda'] is False); copy the "
+    "array to the host first "
     "(cupy.asnumpy(a), tensor.cpu().numpy()) and pass the numpy array";
+
+// A DLPack producer in host memory (numpy, a CPU torch tensor; CUDA pinned memory) as a
+// HostImage over its buffer: no copy; the tensor is released once the frame is done.
+HostImage dlpack_host_frame(py::handle obj, int device, const std::string& format) {
+  if (device != kDlpackCpu && device != kDlpackCudaHost) {
+    throw_input("frame: __dlpack_device__() says device type " + std::to_string(device) +
+                "; jetpipe reads host (1), CUDA host (3), CUDA (2) and CUDA managed (13) memory");
+  }
+#if JETPIPE_HAVE_DLPACK
+  DlpackTensor t(obj.attr("__dlpack__")());
+  const ImageView v = dlpack_view(t.t->dl_tensor, format);
+  std::shared_ptr<std::uint8_t[]> storage(v.data, [r = t.release()](std::uint8_t*) { r(); });
+  return HostImage(std::move(storage), v);
+#else
+  (void)obj;
+  (void)format;
+  throw_input(kNoDlpack);
+#endif
+}
+
+// A DLPack producer in CUDA (or managed) memory as a DeviceFrame: asked for the legacy default
+// stream (stream=1), which becomes the frame's ready stream; released after the frame's GPU work.
+DeviceFrame dlpack_device_frame(py::handle obj, const std::string& format) {
+#if JETPIPE_HAVE_DLPACK
+  DlpackTensor t(obj.attr("__dlpack__")(py::arg("stream") = 1));
+  DeviceFrame d;
+  d.view = dlpack_view(t.t->dl_tensor, format);
+  d.ready_stream = reinterpret_cast<CUstream_st*>(std::uintptr_t{1});
+  d.owner = DeviceFrame::release_with(t.release());
+  return d;
+#else
+  (void)obj;
+  (void)format;
+  throw_input(kNoDlpack);
+#endif
+}
 
 class PySource;
 
@@ -399,8 +519,16 @@ py::dict process(PyPipeline& self, py::handle frame, std::int64_t index,
         "it first");
   }
   FrameRecord rec;
-  if (py::hasattr(frame, "__cuda_array_interface__")) {
-    DeviceFrame d = cai_frame(frame, format);
+  const std::optional<int> dl =
+      py::isinstance<py::array>(frame) ? std::nullopt : dlpack_device(frame);
+  if (py::hasattr(frame, "__cuda_array_interface__") || dl == kDlpackCuda ||
+      dl == kDlpackCudaManaged) {
+#if !JETPIPE_HAVE_CUDA
+    if (dl) throw_input(kNoCudaFrames);  // before __dlpack__ hands over the tensor
+#endif
+    DeviceFrame d = py::hasattr(frame, "__cuda_array_interface__")
+                        ? cai_frame(frame, format)
+                        : dlpack_device_frame(frame, format);
 #if JETPIPE_HAVE_CUDA
     py::gil_scoped_release nogil;
     rec = p.process(std::move(d), index, source_name);
@@ -410,7 +538,7 @@ py::dict process(PyPipeline& self, py::handle frame, std::int64_t index,
     throw_input(kNoCudaFrames);
 #endif
   } else {
-    HostImage image = numpy_frame(frame, format);
+    HostImage image = dl ? dlpack_host_frame(frame, *dl, format) : numpy_frame(frame, format);
     py::gil_scoped_release nogil;
     rec = p.process(image, index, source_name);
     image = HostImage();  // the array's reference goes with the GIL released: the deleter takes it

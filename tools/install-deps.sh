@@ -8,7 +8,7 @@ packages=(
   libyaml-cpp-dev nlohmann-json3-dev libcli11-dev  # required
   libopencv-dev                                # optional: PNG/JPEG/TIFF frames, video files, parity tests
   libgtest-dev                                 # tests
-  python3-dev pybind11-dev                     # optional: the Python module (python/)
+  python3-dev pybind11-dev libdlpack-dev       # optional: the Python module (python/), DLPack
   python3-numpy python3-pytest                 # its tests
   clang libclang-rt-14-dev llvm                # sanitizer suite and fuzzers (tools/ci/sanitize.sh,
                                                # fuzz-smoke.sh): clang, its ASan/UBSan/libFuzzer

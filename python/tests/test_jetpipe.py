@@ -6,6 +6,7 @@ import json
 import os
 import pathlib
 import subprocess
+import sys
 import threading
 
 import numpy as np
@@ -288,3 +289,54 @@ def test_memory_flat_over_10000_frames():
         assert r["frame"] == i
     grown = rss_bytes() - before
     assert grown < 4 << 20, f"RSS grew {grown} bytes over 10,000 frames"
+
+
+class DlpackOnly:
+    """A DLPack producer that is not a numpy array (as a torch CPU tensor would be)."""
+
+    def __init__(self, a, device=None):
+        self.a = a
+        self.device = device
+        self.calls = 0
+
+    def __dlpack__(self, stream=None):
+        self.calls += 1
+        return self.a.__dlpack__()
+
+    def __dlpack_device__(self):
+        return self.device if self.device else self.a.__dlpack_device__()
+
+
+def test_dlpack_frames_equal_numpy_frames():
+    rng = np.random.default_rng()
+    p = histogram_pipeline()
+    for shape, fmt in [((37, 53), ""), ((37, 53, 3), ""), ((37, 53, 3), "rgb8"), ((37, 53, 4), "rgba8")]:
+        a = rng.integers(0, 256, size=shape, dtype=np.uint8)
+        base = sys.getrefcount(a)
+        w = DlpackOnly(a)
+        got = p.process(w, format=fmt)
+        assert w.calls == 1
+        assert got == p.process(a, format=fmt), (shape, fmt)
+        del got, w
+        assert sys.getrefcount(a) == base  # the tensor was released once the frame was done
+    # A crop: rows apart, pixels of a row together: read in place as numpy's are.
+    a = rng.integers(0, 256, size=(40, 60, 3), dtype=np.uint8)[3:-2, 5:-4]
+    assert p.process(DlpackOnly(a)) == p.process(np.ascontiguousarray(a))
+
+
+def test_dlpack_frames_refused_with_a_reason():
+    p = histogram_pipeline()
+    with pytest.raises(jetpipe.InputError, match="contiguous"):
+        p.process(DlpackOnly(np.zeros((20, 30, 3), np.uint8)[:, ::2]))
+    with pytest.raises(jetpipe.InputError, match="uint8"):
+        p.process(DlpackOnly(np.ones((20, 30), np.float32)))
+    with pytest.raises(jetpipe.InputError, match="device type 4"):
+        p.process(DlpackOnly(np.ones((20, 30), np.uint8), device=(4, 0)))
+
+
+@pytest.mark.skipif(jetpipe.info()["build"]["cuda"], reason="CPU builds only (GPU: see python/README)")
+def test_dlpack_cuda_tensor_on_cpu_build():
+    w = DlpackOnly(np.ones((20, 30), np.uint8), device=(2, 0))
+    with pytest.raises(jetpipe.InputError, match="built without CUDA"):
+        histogram_pipeline().process(w)
+    assert w.calls == 0  # refused before the producer handed its tensor over

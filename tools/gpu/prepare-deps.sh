@@ -5,6 +5,6 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 rm -rf .deps && mkdir -p .deps/include
-cp -r /usr/include/nlohmann /usr/include/CLI .deps/include/
+cp -r /usr/include/nlohmann /usr/include/CLI /usr/include/dlpack .deps/include/
 cp -r /usr/src/googletest .deps/googletest
 du -sh .deps
