@@ -10,10 +10,14 @@ OUT=${OUT:-/tmp/jetpipe-out}
 mkdir -p "$OUT"
 nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv > "$OUT/gpu.txt" 2>&1
 cat "$OUT/gpu.txt"
+# The Python module too where pybind11 is a pip package of the interpreter (python/tests/test_gpu.py
+# runs CuPy and torch arrays through it).
+pybind11_dir=$(python3 -m pybind11 --cmakedir 2>/dev/null || true)
 cmake -S . -B build-dev -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
   -DJETPIPE_DEPS_DIR="$PWD/.deps" -DJETPIPE_GTEST_SOURCE="$PWD/.deps/googletest" \
+  ${pybind11_dir:+-Dpybind11_DIR="$pybind11_dir"} \
   > "$OUT/configure.log" 2>&1 || { tail -30 "$OUT/configure.log"; exit 1; }
-grep "jetpipe " "$OUT/configure.log"
+grep -E "jetpipe |Python module" "$OUT/configure.log"
 cmake --build build-dev -j 16 > "$OUT/build.log" 2>&1 || { grep -E "error|Error" -A5 "$OUT/build.log" | head -60; exit 1; }
 grep -iE "warning" "$OUT/build.log" | head -20
 rm -rf build-dev/tests/results  # the shards' XML reports, read below
@@ -24,6 +28,13 @@ grep -E "tests passed|tests failed|Failed|\[  FAILED  \]|\*\*\*|Skipped|Not Run"
 # Per test case (ctest counts shards): from the XML reports of the shards that finished.
 cat build-dev/tests/results/*.xml 2>/dev/null | awk '/<testcase /{n++} /result="skipped"/{s++}
   /<failure /{f++} END{printf "gtest cases: %d ran, %d skipped, %d failures\n", n, s, f}'
+# The Python tests (ctest's python_tests) once more with pytest's own report: what ran and why
+# the rest skipped (python/tests/test_gpu.py needs CuPy; its torch case, torch).
+if [ -d build-dev/python ]; then
+  PYTHONPATH=build-dev/python JETPIPE_CLI=build-dev/tools/jetpipe JETPIPE_SOURCE_DIR="$PWD" \
+    python3 -m pytest python/tests -q -rs -p no:cacheprovider > "$OUT/pytest.log" 2>&1 || rc=1
+  tail -8 "$OUT/pytest.log"
+fi
 # No global or texture load above a kernel's wait for the kernel before (kernels/block/pdl.cuh).
 tools/gpu/pdl-order.sh build-dev > "$OUT/pdl-order.txt" 2>&1 || rc=1
 tail -5 "$OUT/pdl-order.txt"
