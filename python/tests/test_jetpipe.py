@@ -340,3 +340,15 @@ def test_dlpack_cuda_tensor_on_cpu_build():
     with pytest.raises(jetpipe.InputError, match="built without CUDA"):
         histogram_pipeline().process(w)
     assert w.calls == 0  # refused before the producer handed its tensor over
+
+
+def test_numpy_imported_first():
+    """A pip numpy 2.x wheel imported before jetpipe loaded libstdc++ bound to its own copies of
+    some of its symbols, and the module crashed at its first std::ostream << double (python/
+    CMakeLists.txt). Here in a fresh interpreter, whatever numpy this machine has."""
+    code = ("import numpy, jetpipe; jetpipe.stages(); jetpipe.info();"
+            "p = jetpipe.Pipeline.from_yaml('stages: [{type: stats}]', platform='cpu');"
+            "r = p.process(numpy.full((5, 7), 3, numpy.uint8));"
+            "assert r['results']['stats']['mean'] == 3.0, r; print('ok')")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0 and out.stdout.strip() == "ok", (out.returncode, out.stderr[-2000:])
