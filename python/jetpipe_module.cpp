@@ -100,12 +100,12 @@ py::object to_py(const nlohmann::ordered_json& j) {
     case nlohmann::ordered_json::value_t::array: {
       py::list l(j.size());
       for (std::size_t i = 0; i < j.size(); ++i) l[i] = to_py(j[i]);
-      return std::move(l);
+      return l;
     }
     case nlohmann::ordered_json::value_t::object: {
       py::dict d;
       for (const auto& [k, v] : j.items()) d[py::str(k)] = to_py(v);
-      return std::move(d);
+      return d;
     }
     default:
       return py::none();
@@ -328,16 +328,15 @@ ImageView dlpack_view(const DLTensor& x, const std::string& format) {
 }
 #endif
 
-// Whether `obj` offers DLPack (__dlpack__ and __dlpack_device__), and on which device type.
-std::optional<int> dlpack_device(py::handle obj) {
-  if (!py::hasattr(obj, "__dlpack__") || !py::hasattr(obj, "__dlpack_device__")) {
-    return std::nullopt;
-  }
+// The DLPack device type `obj` offers (__dlpack__ and __dlpack_device__), or 0 (kNotDlpack).
+int dlpack_device(py::handle obj) {
+  if (!py::hasattr(obj, "__dlpack__") || !py::hasattr(obj, "__dlpack_device__")) return 0;
   const py::tuple d = obj.attr("__dlpack_device__")();
   return d[0].cast<int>();
 }
 
-constexpr int kDlpackCpu = 1, kDlpackCuda = 2, kDlpackCudaHost = 3, kDlpackCudaManaged = 13;
+constexpr int kNotDlpack = 0, kDlpackCpu = 1, kDlpackCuda = 2, kDlpackCudaHost = 3,
+              kDlpackCudaManaged = 13;
 
 constexpr const char* kNoDlpack =
     "frame: this jetpipe was built without DLPack (its header, Debian's libdlpack-dev, was not "
@@ -519,12 +518,11 @@ py::dict process(PyPipeline& self, py::handle frame, std::int64_t index,
         "it first");
   }
   FrameRecord rec;
-  const std::optional<int> dl =
-      py::isinstance<py::array>(frame) ? std::nullopt : dlpack_device(frame);
+  const int dl = py::isinstance<py::array>(frame) ? kNotDlpack : dlpack_device(frame);
   if (py::hasattr(frame, "__cuda_array_interface__") || dl == kDlpackCuda ||
       dl == kDlpackCudaManaged) {
 #if !JETPIPE_HAVE_CUDA
-    if (dl) throw_input(kNoCudaFrames);  // before __dlpack__ hands over the tensor
+    if (dl != kNotDlpack) throw_input(kNoCudaFrames);  // before __dlpack__ hands over the tensor
 #endif
     DeviceFrame d = py::hasattr(frame, "__cuda_array_interface__")
                         ? cai_frame(frame, format)
@@ -538,7 +536,8 @@ py::dict process(PyPipeline& self, py::handle frame, std::int64_t index,
     throw_input(kNoCudaFrames);
 #endif
   } else {
-    HostImage image = dl ? dlpack_host_frame(frame, *dl, format) : numpy_frame(frame, format);
+    HostImage image =
+        dl != kNotDlpack ? dlpack_host_frame(frame, dl, format) : numpy_frame(frame, format);
     py::gil_scoped_release nogil;
     rec = p.process(image, index, source_name);
     image = HostImage();  // the array's reference goes with the GIL released: the deleter takes it
