@@ -34,6 +34,12 @@ JP_HD bool is_colour(PixelFormat f) {
   return f == PixelFormat::kBgr8 || f == PixelFormat::kRgb8 || f == PixelFormat::kBgrx8 ||
          f == PixelFormat::kRgbx8 || f == PixelFormat::kRgba8;
 }
+
+// The formats a frame may come in (sources, device frames, the Python module); s16 and f32 are
+// stage outputs only.
+inline constexpr PixelFormat kFrameFormats[] = {
+    PixelFormat::kGray8, PixelFormat::kBgr8,  PixelFormat::kRgb8, PixelFormat::kBgrx8,
+    PixelFormat::kRgbx8, PixelFormat::kRgba8, PixelFormat::kNv12};
 // Red in byte 0 (RGB8, RGBx, RGBA); blue there otherwise.
 JP_HD bool red_first(PixelFormat f) {
   return f == PixelFormat::kRgb8 || f == PixelFormat::kRgbx8 || f == PixelFormat::kRgba8;

@@ -5,6 +5,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <map>
 #include <sstream>
 
@@ -48,11 +49,11 @@ std::string scalar(const std::string& file, const YAML::Node& n, const std::stri
 }
 
 // Follows image formats through the stages: each stage's input must exist and be of a format the
-// stage reads. The frame may be GRAY8 or colour; stages that read only some of those are checked
-// again on every frame.
+// stage reads. The frame may be any frame format (kFrameFormats); a stage that reads only some of
+// those is checked again on every frame.
 void check_graph(const PipelineConfig& cfg, const YAML::Node& stages_node) {
   std::map<std::string, FormatSet> images = {
-      {kFrameImage, {PixelFormat::kGray8, PixelFormat::kBgr8}}};
+      {kFrameImage, FormatSet(std::begin(kFrameFormats), std::end(kFrameFormats))}};
   std::map<std::string, std::string> producer = {{kFrameImage, "the input frame"}};
   std::set<std::string> names;
   for (std::size_t i = 0; i < cfg.stages.size(); ++i) {
