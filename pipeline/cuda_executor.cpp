@@ -58,11 +58,12 @@ struct ScopedRange {
 class CudaExecutor : public Executor {
  public:
   CudaExecutor(const PipelineConfig& cfg, const PlatformProfile& profile,
-               std::vector<std::string> keep)
+               std::vector<std::string> keep, std::vector<std::string> device_keep)
       : profile_(profile),
         keep_(std::move(keep)),
+        device_keep_(std::move(device_keep)),
         s_(exec_settings(profile, stream_values_supported())),
-        plan_(plan_config(cfg, keep_, s_.memory)) {
+        plan_(plan_config(cfg, joined(keep_, device_keep_), s_.memory)) {
     JP_CUDA(cudaGetDevice(&device_));
     int concurrent = 0;
     JP_CUDA(cudaDeviceGetAttribute(&concurrent, cudaDevAttrConcurrentManagedAccess, device_));
@@ -284,7 +285,7 @@ class CudaExecutor : public Executor {
       if (!sp.stage->has_output() || sp.fused_into >= 0) continue;  // a fused output is never made
       const std::string& name = sp.stage->output();
       const PixelFormat f = formats.at(name);
-      if (sp.keep) {
+      if (sp.keep && has(keep_, name)) {
         HostImage out = pool_ ? pool_->allocate(w, h, f) : HostImage(w, h, f);
         if (s_.memory == MemoryStrategy::kZeroCopy || s_.memory == MemoryStrategy::kManaged) {
           ImageView dv;
@@ -297,7 +298,9 @@ class CudaExecutor : public Executor {
       } else {
         views[name] = slot.device_image(name, w, h, f, &changed);
       }
+      if (has(device_keep_, name)) p->device_views[name] = views[name];
     }
+    if (has(device_keep_, kFrameImage)) p->device_views[kFrameImage] = views.at(kFrameImage);
 
     // Bind every stage twin to this frame's views.
     for (std::size_t i = 0; i < plan_.stages.size(); ++i) {
@@ -333,8 +336,9 @@ class CudaExecutor : public Executor {
       JP_CUDA(cudaEventRecord(slot.t_begin.get(), main));
     }
     if (s_.graphs) {
-      // Everything a captured graph refers to: host and device buffers and their shapes, and
-      // whether it records the timing events.
+      // Everything a captured graph refers to: host and device buffers, their shapes and formats
+      // (a BGRx frame after an RGBA one of the same size in the same buffers replayed the RGBA
+      // graph), and whether it records the timing events.
       std::vector<std::uintptr_t> key = {reinterpret_cast<std::uintptr_t>(p->frame.view().data),
                                          static_cast<std::uintptr_t>(p->timed)};
       for (const auto& [name, out] : p->outputs) {
@@ -343,7 +347,8 @@ class CudaExecutor : public Executor {
       for (const auto& [name, v] : views) {
         key.insert(key.end(), {reinterpret_cast<std::uintptr_t>(v.data),
                                static_cast<std::uintptr_t>(v.width),
-                               static_cast<std::uintptr_t>(v.height), v.pitch});
+                               static_cast<std::uintptr_t>(v.height), v.pitch,
+                               static_cast<std::uintptr_t>(v.format)});
       }
       auto it = slot.graphs.find(key);
       if (it == slot.graphs.end()) {
@@ -447,6 +452,7 @@ class CudaExecutor : public Executor {
         }
         rec.images[name] = std::move(img);
       }
+      hand_over_device_images(slot, p);
       if (std::find(keep_.begin(), keep_.end(), kFrameImage) != keep_.end()) {
         rec.images[kFrameImage] =
             p.frame.device ? download_device_frame(*p.frame.device) : p.frame.image;
@@ -461,15 +467,57 @@ class CudaExecutor : public Executor {
                   (dynamic_cast<const std::bad_alloc*>(&e) ? "out of host memory" : e.what());
       rec.results.clear();
       rec.images.clear();
+      rec.device_images.clear();
     }
     rec.latency_ms = std::chrono::duration<double, std::milli>(Clock::now() - p.submitted).count();
     p.frame = Frame{};
     p.outputs.clear();
+    p.device_views.clear();
     p.ready = true;
+  }
+
+  // The images asked for in device memory: each copied (device to device, on the slot's main
+  // stream, after the frame's work) into its own buffer from the device's default memory pool
+  // (stream-ordered: cudaMallocAsync); the record is handed over after the copies. A buffer is
+  // freed stream-ordered when its last holder lets go, whenever that is, the executor gone or not.
+  void hand_over_device_images(Slot& slot, InFlight& p) {
+    if (p.device_views.empty()) return;
+    const cudaStream_t s = slot.main.get();
+    for (const auto& [name, v] : p.device_views) {
+      const std::size_t row = v.row_bytes();
+      const std::size_t pitch = (row + 255) / 256 * 256;
+      const std::size_t bytes = image_bytes(v.width, v.height, v.format, pitch);
+      void* d = nullptr;
+      JP_CUDA(cudaMallocAsync(&d, bytes, s));
+      std::shared_ptr<void> owner(d, [](void* q) { cudaFreeAsync(q, cudaStreamLegacy); });
+      const ImageView out = make_view(static_cast<std::uint8_t*>(d), v.width, v.height, v.format,
+                                      pitch);
+      JP_CUDA(cudaMemcpy2DAsync(out.data, pitch, v.data, v.pitch, row,
+                                static_cast<std::size_t>(v.height), cudaMemcpyDeviceToDevice, s));
+      if (v.format == PixelFormat::kNv12) {
+        JP_CUDA(cudaMemcpy2DAsync(out.uv, out.uv_pitch, v.uv, v.uv_pitch, row,
+                                  static_cast<std::size_t>((v.height + 1) / 2),
+                                  cudaMemcpyDeviceToDevice, s));
+      }
+      p.record.device_images[name] = KeptDeviceImage{out, device_, std::move(owner)};
+    }
+    JP_CUDA(cudaStreamSynchronize(s));
+  }
+
+  static bool has(const std::vector<std::string>& names, const std::string& n) {
+    return std::find(names.begin(), names.end(), n) != names.end();
+  }
+  static std::vector<std::string> joined(std::vector<std::string> a,
+                                         const std::vector<std::string>& b) {
+    for (const auto& n : b) {
+      if (!has(a, n)) a.push_back(n);
+    }
+    return a;
   }
 
   PlatformProfile profile_;
   std::vector<std::string> keep_;
+  std::vector<std::string> device_keep_;
   ExecSettings s_;
   PipelinePlan plan_;
   int device_ = 0;
@@ -489,8 +537,10 @@ class CudaExecutor : public Executor {
 
 std::unique_ptr<Executor> make_cuda_executor(const PipelineConfig& config,
                                              const PlatformProfile& profile,
-                                             std::vector<std::string> keep_images) {
-  return std::make_unique<CudaExecutor>(config, profile, std::move(keep_images));
+                                             std::vector<std::string> keep_images,
+                                             std::vector<std::string> device_images) {
+  return std::make_unique<CudaExecutor>(config, profile, std::move(keep_images),
+                                        std::move(device_images));
 }
 
 }  // namespace jetpipe
@@ -502,7 +552,7 @@ std::unique_ptr<Executor> make_cuda_executor(const PipelineConfig& config,
 namespace jetpipe {
 
 std::unique_ptr<Executor> make_cuda_executor(const PipelineConfig&, const PlatformProfile& profile,
-                                             std::vector<std::string>) {
+                                             std::vector<std::string>, std::vector<std::string>) {
   throw config_error(profile.file + ": backend cuda: this build has no CUDA");
 }
 

@@ -27,6 +27,15 @@ struct Span {
   double start_ms = 0, end_ms = 0;
 };
 
+// An image left in device memory for the caller (make_executor's device_images): its own buffer,
+// written before the record is handed over (no stream to wait on), valid while `owner` is held
+// (freed stream-ordered after the last holder lets go).
+struct KeptDeviceImage {
+  ImageView view;  // device pointers, the image's format and pitch
+  int device = 0;  // the CUDA device
+  std::shared_ptr<void> owner;
+};
+
 struct FrameRecord {
   std::int64_t index = 0;
   std::string source;
@@ -36,6 +45,7 @@ struct FrameRecord {
   std::vector<double> stage_ms;                              // per stage, in stage order
   double latency_ms = 0;                                     // submit → record ready
   std::map<std::string, HostImage> images;                   // images asked for (for sinks)
+  std::map<std::string, KeptDeviceImage> device_images;      // images asked for on the device
   std::vector<Span> spans;  // GPU executors: the frame's copies and stages per strip (timed frames)
   double gpu_start_ms = 0;  // GPU executors: the frame's first event, on the spans' clock
   double gpu_ms = 0;        // GPU executors: first to last event of the frame
@@ -59,16 +69,20 @@ class Executor {
   virtual double blocked_ms() const { return 0; }
 };
 
-// `keep_images`: names of images copied into each record (for sinks that save them). The config
-// must outlive the executor. Throws a config error when the profile cannot run here.
+// `keep_images`: names of images copied into each record's `images` (for sinks that save them);
+// `device_images`: names of images each record gets in device memory (`device_images`, the CUDA
+// backend only: a config error on the CPU backend). The config must outlive the executor. Throws a
+// config error when the profile cannot run here.
 std::unique_ptr<Executor> make_executor(const PipelineConfig& config,
                                         const PlatformProfile& profile,
-                                        std::vector<std::string> keep_images);
+                                        std::vector<std::string> keep_images,
+                                        std::vector<std::string> device_images = {});
 // The CUDA executor (pipeline/cuda_executor.cpp) for profiles with backend cuda; throws a config
 // error in builds without CUDA.
 std::unique_ptr<Executor> make_cuda_executor(const PipelineConfig& config,
                                              const PlatformProfile& profile,
-                                             std::vector<std::string> keep_images);
+                                             std::vector<std::string> keep_images,
+                                             std::vector<std::string> device_images = {});
 
 // Throws the frame error for a stage that cannot read its input image's format (the hint names
 // to_gray when the stage reads the frame itself). Both executors check every frame with it.

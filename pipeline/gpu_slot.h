@@ -98,6 +98,7 @@ struct InFlight {
   int slot = -1;
   Frame frame;                               // keeps the host frame alive while it runs
   std::map<std::string, HostImage> outputs;  // host images the frame's outputs land in
+  std::map<std::string, ImageView> device_views;  // images to hand over in device memory
   FramePlan plan;                            // its strips, waits, deferral
   std::chrono::steady_clock::time_point submitted;
   bool timed = false;  // stage and copy events recorded (timing_every)

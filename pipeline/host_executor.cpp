@@ -185,10 +185,16 @@ class HostExecutor : public Executor {
 
 std::unique_ptr<Executor> make_executor(const PipelineConfig& config,
                                         const PlatformProfile& profile,
-                                        std::vector<std::string> keep_images) {
+                                        std::vector<std::string> keep_images,
+                                        std::vector<std::string> device_images) {
   check_runnable(profile);
-  if (profile.backend == Backend::kCuda)
-    return make_cuda_executor(config, profile, std::move(keep_images));
+  if (profile.backend == Backend::kCuda) {
+    return make_cuda_executor(config, profile, std::move(keep_images), std::move(device_images));
+  }
+  if (!device_images.empty()) {
+    throw config_error(profile.file + ": images kept in device memory need backend cuda (this " +
+                       "profile, '" + profile.name + "', runs on the CPU)");
+  }
   return std::make_unique<HostExecutor>(config, profile, std::move(keep_images));
 }
 
