@@ -24,7 +24,7 @@ SourceOptions source_options_for(const PipelineConfig& config) {
 struct Pipeline::State {
   std::unique_ptr<PipelineConfig> config;  // the executor refers to it: its address stays put
   PlatformProfile profile;
-  std::vector<std::string> keep;
+  std::vector<std::string> keep, keep_device;
   std::unique_ptr<Executor> exec;
 };
 
@@ -60,7 +60,7 @@ PipelineBuilder Pipeline::builder() { return PipelineBuilder(); }
 const PipelineConfig& Pipeline::config() const { return *state_->config; }
 const PlatformProfile& Pipeline::platform() const { return state_->profile; }
 
-void Pipeline::keep_images(std::vector<std::string> names) {
+void Pipeline::keep_images(std::vector<std::string> names, bool on_device) {
   const std::vector<std::string> valid = state_->config->image_names();
   for (const auto& n : names) {
     if (n != kFrameImage && std::find(valid.begin(), valid.end(), n) == valid.end()) {
@@ -69,8 +69,11 @@ void Pipeline::keep_images(std::vector<std::string> names) {
       throw config_error("keep_images: no image named '" + n + "' (valid: " + list + ")");
     }
   }
-  state_->keep = std::move(names);
-  state_->exec = make_executor(*state_->config, state_->profile, state_->keep);
+  std::vector<std::string> keep = state_->keep, device = state_->keep_device;
+  (on_device ? device : keep) = std::move(names);
+  state_->exec = make_executor(*state_->config, state_->profile, keep, device);  // may throw
+  state_->keep = std::move(keep);
+  state_->keep_device = std::move(device);
 }
 
 std::unique_ptr<Source> Pipeline::open(const std::string& uri) const {

@@ -61,8 +61,11 @@ class Pipeline {
   const PlatformProfile& platform() const;
 
   // Images copied into each record's `images` (names from config().image_names(), or "frame").
-  // Throws kConfig for an unknown name.
-  void keep_images(std::vector<std::string> names);
+  // on_device: into each record's `device_images` instead, each in a device buffer of its own
+  // that lives as long as its owner is held (the CUDA backend only; "frame" is the image the
+  // stages read: NV12's luma plane). Each list is replaced by its own call. Throws kConfig for an
+  // unknown name, or for on_device on the CPU backend.
+  void keep_images(std::vector<std::string> names, bool on_device = false);
 
   // Opens `uri` (empty: the config's input) with source_options_for(config()).
   std::unique_ptr<Source> open(const std::string& uri = "") const;

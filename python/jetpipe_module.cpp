@@ -136,12 +136,113 @@ py::array image_to_numpy(const HostImage& image) {
                    {pitch, py::ssize_t{c}, py::ssize_t{1}}, v.data, owner);
 }
 
+// A record's image left in device memory (Pipeline.keep_images(names, device=True)): handed to
+// CuPy, PyTorch, Numba... through __cuda_array_interface__ (v3) or DLPack without a copy. The
+// buffer lives as long as this object or any array made from it (they hold a reference). Its
+// pixels were written before the record was handed over: no stream to wait on.
+struct PyDeviceImage {
+  KeptDeviceImage image;
+
+  // NV12 as its luma plane, as host images.
+  int channels() const {
+    const PixelFormat f = image.view.format;
+    return f == PixelFormat::kNv12 || f == PixelFormat::kS16 || f == PixelFormat::kF32
+               ? 1
+               : jetpipe::channels(f);
+  }
+  std::size_t elem() const {
+    const PixelFormat f = image.view.format;
+    return f == PixelFormat::kS16 ? 2 : f == PixelFormat::kF32 ? 4 : 1;
+  }
+  py::tuple shape() const {
+    const ImageView& v = image.view;
+    if (channels() == 1) return py::make_tuple(v.height, v.width);
+    return py::make_tuple(v.height, v.width, channels());
+  }
+  py::tuple strides() const {
+    const ImageView& v = image.view;
+    if (channels() == 1) return py::make_tuple(v.pitch, elem());
+    return py::make_tuple(v.pitch, channels(), 1);
+  }
+  const char* typestr() const {
+    const PixelFormat f = image.view.format;
+    return f == PixelFormat::kS16 ? "<i2" : f == PixelFormat::kF32 ? "<f4" : "|u1";
+  }
+  py::dict cuda_array_interface() const {
+    py::dict d;
+    d["shape"] = shape();
+    d["typestr"] = typestr();
+    d["data"] = py::make_tuple(reinterpret_cast<std::uintptr_t>(image.view.data), false);
+    d["strides"] = strides();
+    d["version"] = 3;
+    d["stream"] = py::none();  // ready: written before the record was handed over
+    return d;
+  }
+};
+
+#if JETPIPE_HAVE_DLPACK
+struct DlpackExport {
+  std::shared_ptr<void> owner;
+  std::int64_t shape[3] = {0, 0, 0};
+  std::int64_t strides[3] = {0, 0, 0};  // in elements
+};
+
+void dlpack_capsule_destructor(PyObject* capsule) {
+  if (PyCapsule_IsValid(capsule, "dltensor")) {  // never consumed: ours to delete
+    auto* t = static_cast<DLManagedTensor*>(PyCapsule_GetPointer(capsule, "dltensor"));
+    if (t != nullptr && t->deleter != nullptr) t->deleter(t);
+  } else {
+    PyErr_Clear();
+  }
+}
+
+py::object to_dlpack(const PyDeviceImage& self) {
+  auto* ctx = new DlpackExport;
+  ctx->owner = self.image.owner;
+  const ImageView& v = self.image.view;
+  const int c = self.channels();
+  const auto e = static_cast<std::int64_t>(self.elem());
+  ctx->shape[0] = v.height;
+  ctx->shape[1] = v.width;
+  ctx->shape[2] = c;
+  ctx->strides[0] = static_cast<std::int64_t>(v.pitch) / e;  // pitches are 256-byte multiples
+  ctx->strides[1] = c == 1 ? 1 : c;
+  ctx->strides[2] = 1;
+  auto* t = new DLManagedTensor{};
+  t->dl_tensor.data = v.data;
+  t->dl_tensor.device = DLDevice{kDLCUDA, self.image.device};
+  t->dl_tensor.ndim = c == 1 ? 2 : 3;
+  const PixelFormat f = v.format;
+  t->dl_tensor.dtype = DLDataType{static_cast<std::uint8_t>(f == PixelFormat::kS16   ? kDLInt
+                                                            : f == PixelFormat::kF32 ? kDLFloat
+                                                                                     : kDLUInt),
+                                  static_cast<std::uint8_t>(8 * e), 1};
+  t->dl_tensor.shape = ctx->shape;
+  t->dl_tensor.strides = ctx->strides;
+  t->dl_tensor.byte_offset = 0;
+  t->manager_ctx = ctx;
+  t->deleter = [](DLManagedTensor* m) {
+    delete static_cast<DlpackExport*>(m->manager_ctx);
+    delete m;
+  };
+  PyObject* capsule = PyCapsule_New(t, "dltensor", &dlpack_capsule_destructor);
+  if (capsule == nullptr) {
+    t->deleter(t);
+    throw py::error_already_set();
+  }
+  return py::reinterpret_steal<py::object>(capsule);
+}
+#endif
+
 py::dict record_to_py(const FrameRecord& rec, bool with_images) {
   py::dict d = to_py(record_to_json(rec));
   if (with_images) {
     py::dict images;
     for (const auto& [name, img] : rec.images) {
       if (!img.empty()) images[py::str(name)] = image_to_numpy(img);
+    }
+    for (const auto& [name, img] : rec.device_images) {
+      images[py::str(name)] = py::cast(PyDeviceImage{img});
     }
     d["images"] = images;
   }
@@ -390,7 +491,8 @@ struct PyPipeline {
   std::unique_ptr<Pipeline> p;
   std::mutex busy;             // one call at a time (a Pipeline runs one frame stream)
   PySource* active = nullptr;  // the source being iterated, until it ends or is closed
-  bool with_images = false;
+  bool host_images = false, device_images = false;  // keep_images' two lists are not empty
+  bool with_images() const { return host_images || device_images; }
 
   ~PyPipeline() {
     if (p) {
@@ -459,7 +561,7 @@ class PySource {
       throw py::stop_iteration();
     }
     stats_ = stream_->stats();
-    return record_to_py(rec, pp_->with_images);
+    return record_to_py(rec, pp_->with_images());
   }
 
   // Stops the source: records still in flight are dropped; later iteration ends at once.
@@ -542,7 +644,7 @@ py::dict process(PyPipeline& self, py::handle frame, std::int64_t index,
     rec = p.process(image, index, source_name);
     image = HostImage();  // the array's reference goes with the GIL released: the deleter takes it
   }
-  return record_to_py(rec, self.with_images);
+  return record_to_py(rec, self.with_images());
 }
 
 // A Python value as YAML text for the builder: bool, int, float (repr: round-trips), str (quoted),
@@ -624,6 +726,34 @@ PYBIND11_MODULE(jetpipe, m) {
       .def("__repr__", [](const PySource& s) { return "<jetpipe.Source " + s.describe() + ">"; })
       .def("describe", &PySource::describe);
 
+  py::class_<PyDeviceImage>(m, "DeviceImage",
+                            "A record's image in device memory: __cuda_array_interface__ and "
+                            "DLPack (cupy.asarray(img), torch.from_dlpack(img)), no copy.")
+      .def_property_readonly("shape", &PyDeviceImage::shape)
+      .def_property_readonly("format",
+                             [](const PyDeviceImage& s) { return to_string(s.image.view.format); })
+      .def_property_readonly("device", [](const PyDeviceImage& s) { return s.image.device; })
+      .def_property_readonly("__cuda_array_interface__", &PyDeviceImage::cuda_array_interface)
+      .def(
+          "__dlpack__",
+          [](const PyDeviceImage& s, py::object /*stream: ready already*/) -> py::object {
+#if JETPIPE_HAVE_DLPACK
+            return to_dlpack(s);
+#else
+            (void)s;
+            throw_input(kNoDlpack);
+#endif
+          },
+          py::arg("stream") = py::none())
+      .def("__dlpack_device__",
+           [](const PyDeviceImage& s) { return py::make_tuple(kDlpackCuda, s.image.device); })
+      .def("__repr__", [](const PyDeviceImage& s) {
+        const ImageView& v = s.image.view;
+        return "<jetpipe.DeviceImage " + std::string(to_string(v.format)) + " " +
+               std::to_string(v.width) + "x" + std::to_string(v.height) +
+               " on cuda:" + std::to_string(s.image.device) + ">";
+      });
+
   py::class_<PyPipeline> pipeline(m, "Pipeline");
   auto make = [](Pipeline p) {
     auto pp = std::make_unique<PyPipeline>();
@@ -647,14 +777,15 @@ PYBIND11_MODULE(jetpipe, m) {
       .def_static("builder", [] { return PipelineBuilder(); })
       .def(
           "keep_images",
-          [](PyPipeline& self, std::vector<std::string> names) {
+          [](PyPipeline& self, std::vector<std::string> names, bool device) {
             Pipeline& p = self.get();
             auto busy = lock_or_raise(self.busy, "jetpipe.Pipeline: in use by another thread");
             if (self.active) throw std::runtime_error("keep_images: a source is being iterated");
-            self.with_images = !names.empty();
-            p.keep_images(std::move(names));
+            const bool any = !names.empty();
+            p.keep_images(std::move(names), device);
+            (device ? self.device_images : self.host_images) = any;
           },
-          py::arg("names"))
+          py::arg("names"), py::arg("device") = false)
       .def(
           "open",
           [](py::object self_obj, const std::string& uri) {

@@ -18,6 +18,7 @@
 #include "pipeline/api.h"
 #include "pipeline/config.h"
 #include "pipeline/executor.h"
+#include "pipeline/platform.h"
 #include "pipeline/results_json.h"
 #include "tests/gpu_test_util.h"
 #include "tests/test_util.h"
@@ -162,7 +163,86 @@ std::string describe(const PlatformProfile& p) {
          " F=" + std::to_string(p.frames_in_flight) + " graphs " + (p.cuda_graphs ? "on" : "off");
 }
 
+// An image in device memory (any format, stage outputs included), downloaded.
+HostImage download(const ImageView& d) {
+  HostImage h(d.width, d.height, d.format);
+  JP_CUDA(cudaMemcpy2D(h.view().data, h.view().pitch, d.data, d.pitch, d.row_bytes(),
+                       static_cast<std::size_t>(d.height), cudaMemcpyDeviceToHost));
+  return h;
+}
+
+// Every record's kept images as packed pixels: host images (the frame as the stages read it:
+// NV12's luma plane), or with `on_device` the records' device images, downloaded. *hold keeps the
+// device images with their pixels as first read (to read them again after the executor is gone).
+using Held = std::vector<std::pair<KeptDeviceImage, std::string>>;
+std::vector<std::string> kept_images(const PipelineConfig& cfg, const PlatformProfile& p,
+                                     const std::vector<HostImage>& frames, bool on_device,
+                                     Held* hold) {
+  std::vector<std::string> keep = cfg.image_names();
+  keep.push_back(kFrameImage);
+  std::unique_ptr<Executor> ex =
+      on_device ? make_executor(cfg, p, {}, keep) : make_executor(cfg, p, keep);
+  std::vector<std::string> out;
+  auto drain = [&](bool wait) {
+    FrameRecord r;
+    while (ex->take(&r, wait)) {
+      EXPECT_TRUE(r.error.empty()) << r.error;
+      EXPECT_EQ(r.images.empty(), on_device);
+      EXPECT_EQ(r.device_images.empty(), !on_device);
+      std::string s;
+      for (const auto& [name, img] : r.images) {
+        s += name + "=" + test::pack_pixels(luma_plane(img.view())) + ";";
+      }
+      for (const auto& [name, d] : r.device_images) {
+        const std::string pixels = test::pack_pixels(download(d.view).view());
+        s += name + "=" + pixels + ";";
+        hold->emplace_back(d, pixels);
+      }
+      out.push_back(s);
+    }
+  };
+  for (std::size_t i = 0; i < frames.size(); ++i) {
+    Frame f;
+    f.index = static_cast<std::int64_t>(i);
+    f.image = frames[i];
+    ex->submit(std::move(f));
+    drain(false);
+  }
+  while (ex->in_flight() > 0) drain(true);
+  return out;
+}
+
 #endif  // JETPIPE_HAVE_CUDA
+
+// keep_images on the device: each record's images in device buffers of their own, equal to the
+// host images of the same frames for every strategy, still readable after the executor is gone.
+TEST(GpuDeviceFrames, DeviceImagesOutEqualHostImagesForEveryStrategy) {
+  JP_REQUIRE_GPU();
+#if JETPIPE_HAVE_CUDA
+  std::mt19937 rng(test::fresh_seed());
+  const std::vector<HostImage> frames = test_frames(rng);
+  const PipelineConfig cfg =
+      load_config(std::string(JETPIPE_TEST_DATA) + "/../config/default.yaml");
+  Held none;
+  const std::vector<std::string> want = kept_images(cfg, strategies()[1], frames, false, &none);
+  for (const PlatformProfile& p : strategies()) {
+    SCOPED_TRACE(describe(p));
+    Held hold;
+    const std::vector<std::string> got = kept_images(cfg, p, frames, true, &hold);
+    ASSERT_EQ(got.size(), want.size());
+    for (std::size_t i = 0; i < want.size(); ++i) EXPECT_TRUE(got[i] == want[i]) << "frame " << i;
+    // The executor is gone; the buffers are not.
+    for (const auto& [d, pixels] : hold) {
+      EXPECT_TRUE(test::pack_pixels(download(d.view).view()) == pixels)
+          << "a device image changed after the executor was destroyed";
+    }
+    if (::testing::Test::HasFailure()) return;
+  }
+  // The CPU backend refuses them.
+  std::string why;
+  EXPECT_THROW(make_executor(cfg, resolve_platform("cpu", &why), {}, {"blur"}), Error);
+#endif
+}
 
 TEST(GpuDeviceFrames, EqualHostFramesForEveryStrategyAndFormat) {
   JP_REQUIRE_GPU();
@@ -286,6 +366,7 @@ TEST(GpuDeviceFrames, PipelineProcessTakesADeviceFrame) {
         Pipeline::from_file(std::string(JETPIPE_SOURCE_DIR) + "/config/default.yaml", platform);
     const FrameRecord want = p.process(img, 7, "host");
     DeviceCopy c = device_copy(img.view(), nullptr);
+    JP_CUDA(cudaStreamSynchronize(nullptr));  // no ready stream given: the pixels are there now
     int released = 0;
     DeviceFrame d;
     d.view = c.view;

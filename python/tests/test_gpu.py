@@ -129,3 +129,49 @@ def test_gpu_arrays_refused_with_a_reason():
         gpu.process(cupy.zeros((20, 30, 3), cupy.uint8)[:, ::2])
     with pytest.raises(jetpipe.InputError, match="uint8"):
         gpu.process(Dlpack(cupy.zeros((20, 30), cupy.float32)))
+
+
+def test_device_images_equal_host_images():
+    """keep_images(names, device=True): the images stay in device memory, taken by CuPy (CAI) and
+    torch (DLPack) without a copy; equal to the host images of the same frame; alive after the
+    record and the pipeline are gone."""
+    cfg = SRC / "config" / "default.yaml"
+    for platform in PLATFORMS:
+        host = jetpipe.Pipeline.from_file(str(cfg), platform=platform)
+        dev = jetpipe.Pipeline.from_file(str(cfg), platform=platform)
+        names = ["frame"] + list(host.image_names)
+        host.keep_images(names)
+        dev.keep_images(names, device=True)
+        kept = []
+        for i, a in enumerate(frames(11)):
+            want = host.process(a, index=i)
+            got = dev.process(a, index=i)
+            for n in names:
+                if n not in want["images"]:
+                    continue
+                img = got["images"][n]
+                assert isinstance(img, jetpipe.DeviceImage), n
+                assert img.shape == want["images"][n].shape, (n, img)
+                np.testing.assert_array_equal(cupy.asnumpy(cupy.asarray(img)), want["images"][n])
+                kept.append((img, want["images"][n]))
+        del dev, host, got
+        for img, w in kept[-5:]:  # still valid without their pipeline
+            np.testing.assert_array_equal(cupy.asnumpy(cupy.asarray(img)), w)
+
+
+def test_device_images_through_dlpack_into_torch():
+    torch = pytest.importorskip("torch")
+    if not torch.cuda.is_available():
+        pytest.skip("torch without CUDA")
+    cfg = SRC / "config" / "default.yaml"
+    host = jetpipe.Pipeline.from_file(str(cfg), platform="discrete")
+    dev = jetpipe.Pipeline.from_file(str(cfg), platform="discrete")
+    names = list(host.image_names)
+    host.keep_images(names)
+    dev.keep_images(names, device=True)
+    a = np.random.default_rng(5).integers(0, 256, size=(241, 333, 3), dtype=np.uint8)
+    want, got = host.process(a), dev.process(a)
+    for n in names:
+        t = torch.from_dlpack(got["images"][n])
+        assert t.is_cuda
+        np.testing.assert_array_equal(t.cpu().numpy(), want["images"][n])

@@ -352,3 +352,11 @@ def test_numpy_imported_first():
             "assert r['results']['stats']['mean'] == 3.0, r; print('ok')")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert out.returncode == 0 and out.stdout.strip() == "ok", (out.returncode, out.stderr[-2000:])
+
+
+def test_device_images_need_the_cuda_backend():
+    p = histogram_pipeline()  # platform cpu
+    with pytest.raises(jetpipe.ConfigError, match="backend cuda"):
+        p.keep_images(["blur"], device=True)
+    p.keep_images(["blur"])  # the host list is unaffected by the refused call
+    assert p.process(np.zeros((9, 11), np.uint8))["images"]["blur"].shape == (9, 11)
