@@ -126,6 +126,9 @@ class Source {
   virtual bool live() const { return false; }
   // Frames dropped so far because the consumer fell behind (live sources only).
   virtual std::int64_t dropped() const { return 0; }
+  // Frames a second that the stream declares (a GStreamer source's negotiated caps), 0 when
+  // unknown or variable. A reconnecting source estimates the frames it lost while away with it.
+  virtual double frame_rate() const { return 0; }
   // Frames produced from now on are allocated by `alloc` (the executor's frame pool), so decoders
   // write straight into memory the GPU reads. Empty: ordinary host memory.
   // Not thread-safe against a running source: open_source passes SourceOptions::allocator before a
