@@ -318,12 +318,15 @@ TEST_F(Gst, LaunchDescriptionWithALiveElementIsLive) {
   EXPECT_FALSE(not_live->live());
 }
 
+// With reconnect off: a live source would otherwise retry its first open (test_reconnect.cpp).
 TEST_F(Gst, OpenErrorsNameTheUriAndGStreamersReason) {
   REQUIRE_GST("decodebin", "filesrc", "v4l2src", "rtspsrc");
   auto expect_input_error = [](const std::string& uri, const std::vector<std::string>& parts) {
     const auto t0 = Clock::now();
+    SourceOptions once;
+    once.reconnect.attempts = 0;
     try {
-      open_source(uri);
+      open_source(uri, once);
       ADD_FAILURE() << uri << ": no error";
     } catch (const Error& e) {
       EXPECT_EQ(e.kind(), ErrorKind::kInput) << e.what();

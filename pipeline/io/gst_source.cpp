@@ -24,6 +24,7 @@
 
 #include "pipeline/io/gst_device_memory.h"
 #include "pipeline/io/gst_runtime.h"
+#include "pipeline/io/reconnect.h"
 #endif
 
 namespace jetpipe {
@@ -620,7 +621,7 @@ std::unique_ptr<Source> open_gst_source(const SourceSpec& spec, const SourceOpti
 
 std::optional<GstSourceStats> gst_source_stats(const Source& source) {
   if (const auto* g = dynamic_cast<const GstSource*>(&source)) return g->stats();
-  return std::nullopt;
+  return reconnect_detail::inner_gst_stats(source);  // counted over its reconnects
 }
 
 #else  // !JETPIPE_HAVE_GSTREAMER
