@@ -3,7 +3,7 @@
 // by connection, on a fake clock: the backoff sequence, the count reset by a frame, giving up,
 // indices that keep counting, the estimate of frames lost, a late first open; a stop during a real
 // wait; which URIs are wrapped; then an RTP sender on 127.0.0.1 that stops and starts again while
-// jetpipe receives.
+// jetpipe receives, and summary.json's `reconnects` block.
 #include <gtest/gtest.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
@@ -16,6 +16,7 @@
 #include <filesystem>
 #include <fstream>
 #include <mutex>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <thread>
 #include <vector>
@@ -26,6 +27,7 @@
 #include "pipeline/io/reconnect.h"
 #include "pipeline/io/source.h"
 #include "pipeline/io/video_sink.h"
+#include "pipeline/runner.h"
 #include "tests/test_util.h"
 
 namespace fs = std::filesystem;
@@ -453,6 +455,46 @@ TEST(Reconnect, RtpSenderStopsAndStartsAgain) {
       before.size(), after.size(), static_cast<long long>(st.reconnects),
       static_cast<long long>(st.tries), st.seconds_away, static_cast<long long>(st.frames_lost),
       static_cast<long long>(st.outages_without_rate));
+}
+
+// summary.json: a live input that never comes (a camera that is not there) gives up after the
+// config's tries, ends the run with its error and says so in `reconnects`; a file input has none.
+TEST(Reconnect, SummarySaysWhatReconnectingDid) {
+  test::TempDir dir;
+  auto run = [&](const std::string& name, const std::string& yaml, RunSummary* s) {
+    std::ofstream(dir / (name + ".yaml"))
+        << yaml << "platform: cpu\nstages: [{type: to_gray}, {type: stats}]\n";
+    RunOptions o;
+    o.config = dir / (name + ".yaml");
+    o.output_dir = dir / name;
+    *s = run_pipeline(o);
+    return nlohmann::json::parse(test::slurp(fs::path(dir / name) / "summary.json"));
+  };
+  RunSummary s;
+  const nlohmann::json file = run("file", "input: test://blobs?w=32&h=24&frames=2\n", &s);
+  EXPECT_FALSE(file.contains("reconnects")) << file.dump();
+  if (!have_gstreamer() || !detect_gst_features().has("v4l2src")) {
+    GTEST_SKIP() << "no GStreamer v4l2src";
+  }
+  const nlohmann::json cam = run("cam",
+                                 "input: v4l2:///dev/jetpipe-no-such-camera\n"
+                                 "reconnect: {attempts: 2, delay_ms: 10, max_delay_ms: 15}\n",
+                                 &s);
+  EXPECT_EQ(s.read, 0);
+  EXPECT_TRUE(has(s.source_error, "gave up after 2 failed tries in a row to open it"))
+      << s.source_error;
+  EXPECT_TRUE(has(s.source_error, "v4l2:///dev/jetpipe-no-such-camera")) << s.source_error;
+  EXPECT_EQ(cam["source_error"], s.source_error);
+  ASSERT_TRUE(cam.contains("reconnects")) << cam.dump();
+  const nlohmann::json& r = cam["reconnects"];
+  EXPECT_EQ(r["count"], 0);
+  EXPECT_EQ(r["tries"], 2);
+  EXPECT_EQ(r["gave_up"], true);
+  EXPECT_TRUE(has(r["last_error"].get<std::string>(), "cannot open")) << r.dump();
+  EXPECT_EQ(r["policy"]["attempts"], 2);
+  EXPECT_EQ(r["policy"]["delay_ms"], 10);
+  EXPECT_EQ(r["policy"]["max_delay_ms"], 15);
+  EXPECT_EQ(test::slurp(fs::path(dir / "cam") / "results.jsonl"), "");
 }
 
 }  // namespace
