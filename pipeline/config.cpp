@@ -3,6 +3,8 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -100,6 +102,48 @@ void check_graph(const PipelineConfig& cfg, const YAML::Node& stages_node) {
   }
 }
 
+// An integer key in lo..hi, or a config error naming its place and the range.
+long long integer_in(const std::string& file, const YAML::Node& n, const std::string& key,
+                     long long lo, long long hi) {
+  long long v = lo - 1;
+  try {
+    if (n.IsScalar()) v = n.as<long long>();
+  } catch (const YAML::Exception&) {
+    v = lo - 1;
+  }
+  if (v < lo || v > hi) {
+    throw config_error(yaml_where(file, n) + ": " + key + ": must be an integer in " +
+                       std::to_string(lo) + ".." + std::to_string(hi));
+  }
+  return v;
+}
+
+// reconnect: {attempts, delay_ms, max_delay_ms}; the keys left out keep ReconnectPolicy's defaults.
+ReconnectPolicy parse_reconnect(const std::string& file, const YAML::Node& node) {
+  if (!node.IsMap()) {
+    throw config_error(yaml_where(file, node) +
+                       ": reconnect: must be a map, e.g. {attempts: 10, delay_ms: 500, "
+                       "max_delay_ms: 8000}");
+  }
+  check_keys(file, node, "reconnect", {"attempts", "delay_ms", "max_delay_ms"});
+  constexpr long long kHourMs = 3600000;
+  ReconnectPolicy p;
+  if (const YAML::Node n = node["attempts"]) {
+    p.attempts = static_cast<int>(integer_in(file, n, "reconnect.attempts", 0, 1000000));
+  }
+  long long delay_ms = std::llround(p.delay_s * 1000);
+  if (const YAML::Node n = node["delay_ms"]) {
+    delay_ms = integer_in(file, n, "reconnect.delay_ms", 1, kHourMs);
+  }
+  long long max_ms = std::max(delay_ms, std::llround(p.max_delay_s * 1000));
+  if (const YAML::Node n = node["max_delay_ms"]) {
+    max_ms = integer_in(file, n, "reconnect.max_delay_ms", delay_ms, kHourMs);
+  }
+  p.delay_s = static_cast<double>(delay_ms) / 1000;
+  p.max_delay_s = static_cast<double>(max_ms) / 1000;
+  return p;
+}
+
 }  // namespace
 
 std::vector<std::string> PipelineConfig::image_names() const {
@@ -128,7 +172,8 @@ PipelineConfig parse_config(const std::string& yaml, const std::string& file,
   if (!root.IsMap()) {
     throw config_error(file + ": a config must be a map with keys input, platform, stages, outputs");
   }
-  check_keys(file, root, "the config", {"input", "platform", "max_frame_mb", "stages", "outputs"});
+  check_keys(file, root, "the config",
+             {"input", "platform", "max_frame_mb", "reconnect", "stages", "outputs"});
 
   PipelineConfig cfg;
   cfg.file = file;
@@ -146,6 +191,7 @@ PipelineConfig parse_config(const std::string& yaml, const std::string& file,
     }
     cfg.max_frame_mb = static_cast<std::uint64_t>(mb);
   }
+  if (const YAML::Node r = root["reconnect"]) cfg.reconnect = parse_reconnect(file, r);
 
   const YAML::Node stages = root["stages"];
   if (!stages.IsDefined() || !stages.IsSequence() || stages.size() == 0) {

@@ -3,7 +3,8 @@
 //   input:    URI of the frames (relative paths are relative to the config file's folder)
 //   platform: auto | NAME | FILE (a profile in platforms/)
 //   stages:   [{type: ..., name: ..., input: ..., output: ..., <parameters>}, ...]
-//   outputs:  {results: results.jsonl, images: [names to save with --save-images], save_images: bool}
+//   outputs:  {results: results.jsonl, images: [names --save-images writes], save_images: bool}
+//   reconnect: {attempts: 10, delay_ms: 500, max_delay_ms: 8000}   live inputs (ReconnectPolicy)
 #pragma once
 
 #include <cstdint>
@@ -13,6 +14,7 @@
 #include <vector>
 
 #include "core/image.h"
+#include "pipeline/io/source.h"
 #include "stages/stage.h"
 
 namespace jetpipe {
@@ -30,6 +32,10 @@ struct PipelineConfig {
   // max_frame_mb: a frame larger than this is refused by every source before any memory is
   // allocated for it (1 to 65536 MiB; 1024 by default).
   std::uint64_t max_frame_mb = 1024;
+  // reconnect: what a live input does on a stall or an error (pipeline/io/reconnect.h): attempts
+  // 0..1000000 (0: never reopen), delay_ms 1..3600000 before the first try, doubling up to
+  // max_delay_ms (delay_ms..3600000).
+  ReconnectPolicy reconnect;
   std::vector<std::unique_ptr<Stage>> stages;
   OutputsConfig outputs;
 

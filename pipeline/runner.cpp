@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <csignal>
 #include <cstdio>
 #include <filesystem>
@@ -19,6 +20,7 @@
 #include "pipeline/executor.h"
 #include "pipeline/io/image_io.h"
 #include "pipeline/io/overlay.h"
+#include "pipeline/io/reconnect.h"
 #include "pipeline/io/source.h"
 #include "pipeline/io/video_sink.h"
 #include "pipeline/platform.h"
@@ -176,6 +178,19 @@ class TimelineWriter {
   std::map<std::string, int> tids_;
   bool first_ = true;
 };
+
+// summary.json's `reconnects`: what a live source's reconnecting did (pipeline/io/reconnect.h).
+nlohmann::ordered_json reconnects_json(const ReconnectStats& r) {
+  nlohmann::ordered_json j = {
+      {"count", r.reconnects},          {"tries", r.tries},
+      {"frames_lost", r.frames_lost},   {"outages_without_rate", r.outages_without_rate},
+      {"seconds_away", r.seconds_away}, {"gave_up", r.gave_up}};
+  if (!r.last_error.empty()) j["last_error"] = r.last_error;
+  j["policy"] = {{"attempts", r.policy.attempts},
+                 {"delay_ms", std::llround(r.policy.delay_s * 1000)},
+                 {"max_delay_ms", std::llround(r.policy.max_delay_s * 1000)}};
+  return j;
+}
 
 }  // namespace
 
@@ -343,6 +358,9 @@ RunSummary run_pipeline(const RunOptions& opt) {
                  {"processed", sum.processed},
                  {"failed", sum.failed},
                  {"dropped", sum.dropped}};
+  if (const std::optional<ReconnectStats> r = reconnect_stats(*source)) {
+    s["reconnects"] = reconnects_json(*r);
+  }
   s["wall_time_s"] = sum.wall_s;
   s["fps"] = sum.wall_s > 0 ? static_cast<double>(sum.read) / sum.wall_s : 0.0;
   s["latency"] = spread(latency_ms);

@@ -7,6 +7,7 @@
 #include <fstream>
 
 #include "core/error.h"
+#include "pipeline/api.h"
 #include "pipeline/config.h"
 #include "pipeline/platform.h"
 #include "pipeline/runner.h"
@@ -120,6 +121,17 @@ const BadCase kBad[] = {
      "border: must be one of"},
     {"frame_limit_range", "max_frame_mb: 0\nstages: [{type: to_gray}]\n", "bad.yaml:1:15",
      "max_frame_mb: must be an integer in 1..65536"},
+    {"reconnect_not_map", "reconnect: 3\nstages: [{type: to_gray}]\n", "bad.yaml:1:12",
+     "reconnect: must be a map"},
+    {"reconnect_key", "reconnect: {attempt: 3}\nstages: [{type: to_gray}]\n", "bad.yaml:1:13",
+     "unknown key 'attempt' in reconnect (valid keys: attempts, delay_ms, max_delay_ms)"},
+    {"reconnect_attempts", "reconnect: {attempts: -1}\nstages: [{type: to_gray}]\n",
+     "bad.yaml:1:23", "reconnect.attempts: must be an integer in 0..1000000"},
+    {"reconnect_delay", "reconnect: {delay_ms: 0.5}\nstages: [{type: to_gray}]\n", "bad.yaml:1:23",
+     "reconnect.delay_ms: must be an integer in 1..3600000"},
+    {"reconnect_max_below_delay",
+     "reconnect: {delay_ms: 1000, max_delay_ms: 500}\nstages: [{type: to_gray}]\n", "bad.yaml:1:43",
+     "reconnect.max_delay_ms: must be an integer in 1000..3600000"},
     // Keys that are not plain names (the reproducer `? [a, b]: 1` escaped as a yaml-cpp exception).
     {"list_key_top", "? [a, b]\n: 1\nstages: [{type: to_gray}]\n", "bad.yaml:1:3",
      "a key must be a plain name, not a list"},
@@ -205,6 +217,32 @@ TEST(ConfigParse, DefaultsAndWiring) {
   EXPECT_FALSE(c.stages[2]->has_output());
   EXPECT_EQ(c.stages[3]->output(), "sx");  // sobel's `output` key is its format
   EXPECT_EQ(c.stages[3]->output_format(PixelFormat::kGray8), PixelFormat::kGray8);
+}
+
+// reconnect: the keys given, the defaults (ReconnectPolicy's) for the rest, and on to the source.
+TEST(ConfigParse, ReconnectKeys) {
+  const std::string stages = "stages: [{type: stats}]\n";
+  const ReconnectPolicy d;
+  const PipelineConfig none = parse_config(stages, "a.yaml");
+  EXPECT_EQ(none.reconnect.attempts, d.attempts);
+  EXPECT_EQ(none.reconnect.delay_s, d.delay_s);
+  EXPECT_EQ(none.reconnect.max_delay_s, d.max_delay_s);
+  const PipelineConfig all = parse_config(
+      "reconnect: {attempts: 3, delay_ms: 250, max_delay_ms: 1500}\n" + stages, "b.yaml");
+  EXPECT_EQ(all.reconnect.attempts, 3);
+  EXPECT_EQ(all.reconnect.delay_s, 0.25);
+  EXPECT_EQ(all.reconnect.max_delay_s, 1.5);
+  const SourceOptions o = source_options_for(all);
+  EXPECT_EQ(o.reconnect.attempts, 3);
+  EXPECT_EQ(o.reconnect.delay_s, 0.25);
+  EXPECT_EQ(o.reconnect.max_delay_s, 1.5);
+  const PipelineConfig off = parse_config("reconnect: {attempts: 0}\n" + stages, "c.yaml");
+  EXPECT_EQ(off.reconnect.attempts, 0);
+  EXPECT_EQ(off.reconnect.delay_s, d.delay_s);
+  // A first wait longer than the default maximum raises the maximum with it.
+  const PipelineConfig slow = parse_config("reconnect: {delay_ms: 20000}\n" + stages, "d.yaml");
+  EXPECT_EQ(slow.reconnect.delay_s, 20);
+  EXPECT_EQ(slow.reconnect.max_delay_s, 20);
 }
 
 TEST(ConfigParse, ShippedConfigsAreValid) {

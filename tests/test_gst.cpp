@@ -299,12 +299,34 @@ TEST_F(Gst, LaunchDescriptionWithAppsink) {
   EXPECT_EQ(n, 3);
 }
 
+// A launch description with a live element is live (its queue drops the oldest frame when the
+// consumer is behind), also when setting it PLAYING did not say NO_PREROLL; the frame rate is its
+// caps'.
+TEST_F(Gst, LaunchDescriptionWithALiveElementIsLive) {
+  REQUIRE_GST("videotestsrc", "videoconvert", "appsink");
+  SourceOptions once;
+  once.reconnect.attempts = 0;
+  auto live = open_source(
+      "gst://videotestsrc is-live=true num-buffers=2 ! "
+      "video/x-raw,width=32,height=24,framerate=25/1 ! videoconvert ! appsink",
+      once);
+  EXPECT_TRUE(live->live());
+  EXPECT_EQ(live->frame_rate(), 25);
+  auto not_live = open_source(
+      "gst://videotestsrc num-buffers=2 ! video/x-raw,width=32,height=24 ! videoconvert ! appsink",
+      once);
+  EXPECT_FALSE(not_live->live());
+}
+
+// With reconnect off: a live source would otherwise retry its first open (test_reconnect.cpp).
 TEST_F(Gst, OpenErrorsNameTheUriAndGStreamersReason) {
   REQUIRE_GST("decodebin", "filesrc", "v4l2src", "rtspsrc");
   auto expect_input_error = [](const std::string& uri, const std::vector<std::string>& parts) {
     const auto t0 = Clock::now();
+    SourceOptions once;
+    once.reconnect.attempts = 0;
     try {
-      open_source(uri);
+      open_source(uri, once);
       ADD_FAILURE() << uri << ": no error";
     } catch (const Error& e) {
       EXPECT_EQ(e.kind(), ErrorKind::kInput) << e.what();

@@ -107,20 +107,23 @@ TEST(Soak, EveryFrameOneRecordAndTheHeapStaysFlat) {
   EXPECT_EQ(sum["frames"]["read"].get<std::int64_t>(), frames);
   EXPECT_EQ(sum["latency"]["samples"].get<std::int64_t>(), frames);
 
-  // From the first 10% of the records to the end, the heap in use moves by less than 256 KiB
-  // (growth of ~93 bytes a frame would be 1.6 MiB over 18,000 frames).
+  // From the first 10% of the records to the end, the heap in use never rises 256 KiB above its
+  // lowest point so far (growth of ~93 bytes a frame would be 1.6 MiB over 18,000 frames). A
+  // drop is no growth: after Gst.OutputVideoIsPlayableWithEveryFrame in the same process, ~440 KB
+  // went back mid-run (an earlier test's threads letting go), seen at load 8 when the run was slow.
   const std::int64_t total_bytes = static_cast<std::int64_t>(std::filesystem::file_size(results));
-  std::size_t lo = SIZE_MAX, hi = 0, used = 0;
+  std::size_t lo = SIZE_MAX, hi = 0, used = 0, rise = 0;
   for (const Sample& x : samples) {
     if (x.file_bytes < total_bytes / 10) continue;
     lo = std::min(lo, x.heap);
     hi = std::max(hi, x.heap);
+    rise = std::max(rise, x.heap - lo);
     ++used;
   }
   ASSERT_GE(used, 3u) << "too few heap samples after warm-up (" << samples.size() << " in all)";
-  EXPECT_LT(hi - lo, std::size_t{256} << 10)
+  EXPECT_LT(rise, std::size_t{256} << 10)
       << "heap in use from frame ~" << frames / 10 << " to " << frames << ": " << lo << " to " << hi
-      << " bytes over " << used << " samples";
+      << " bytes over " << used << " samples, rising " << rise << " above its lowest so far";
   std::printf(
       "[ soak     ] %lld frames in %.2f s; heap in use after warm-up %zu..%zu bytes (%zu "
       "samples)\n",

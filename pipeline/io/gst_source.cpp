@@ -10,6 +10,7 @@
 
 #if JETPIPE_HAVE_GSTREAMER
 #include <gst/app/gstappsink.h>
+#include <gst/base/gstbasesrc.h>
 #include <gst/video/video.h>
 
 #include <algorithm>
@@ -23,6 +24,7 @@
 
 #include "pipeline/io/gst_device_memory.h"
 #include "pipeline/io/gst_runtime.h"
+#include "pipeline/io/reconnect.h"
 #endif
 
 namespace jetpipe {
@@ -270,6 +272,11 @@ class GstSource final : public Source {
     return dropped_;
   }
 
+  double frame_rate() const override {
+    std::lock_guard<std::mutex> lk(m_);
+    return fps_;
+  }
+
   GstSourceStats stats() const {
     std::lock_guard<std::mutex> lk(m_);
     GstSourceStats s;
@@ -360,6 +367,29 @@ class GstSource final : public Source {
                              : "cannot open: GStreamer: ") +
                         error_);
     }
+    if (!live_ && spec_.kind == GstSourceKind::kLaunch) {
+      // Setting a description with a live element (videotestsrc is-live=true, v4l2src) PLAYING
+      // at once need not return NO_PREROLL: its source elements say so.
+      lk.unlock();
+      const bool live = has_live_source();
+      lk.lock();
+      live_ = live_ || live;
+    }
+  }
+
+  // Whether an element of the pipeline (in a bin too) is a live GstBaseSrc.
+  bool has_live_source() const {
+    GstIterator* it = gst_bin_iterate_recurse(GST_BIN(pipeline_));
+    GValue item = G_VALUE_INIT;
+    bool live = false;
+    while (!live && gst_iterator_next(it, &item) == GST_ITERATOR_OK) {
+      auto* e = GST_ELEMENT(g_value_get_object(&item));
+      live = GST_IS_BASE_SRC(e) && gst_base_src_is_live(GST_BASE_SRC(e));
+      g_value_reset(&item);
+    }
+    g_value_unset(&item);
+    gst_iterator_free(it);
+    return live;
   }
 
   GstElement* find_appsink() {
@@ -591,7 +621,7 @@ std::unique_ptr<Source> open_gst_source(const SourceSpec& spec, const SourceOpti
 
 std::optional<GstSourceStats> gst_source_stats(const Source& source) {
   if (const auto* g = dynamic_cast<const GstSource*>(&source)) return g->stats();
-  return std::nullopt;
+  return reconnect_detail::inner_gst_stats(source);  // counted over its reconnects
 }
 
 #else  // !JETPIPE_HAVE_GSTREAMER

@@ -33,7 +33,9 @@ struct GstSourceStats {
   std::string memory;    // where frames come: system, nvmm or cuda (device_memory.h)
   std::string memory_note;  // why, and the notes so far (a decoder that gave system memory...)
 };
-// The counters of `source` when it is a GStreamer source, else nullopt.
+// The counters of `source` when it is a GStreamer source, else nullopt. A reconnecting source
+// (reconnect.h) around one gives captured, delivered and dropped summed over its connections, and
+// the current connection's pipeline, queue and memory.
 std::optional<GstSourceStats> gst_source_stats(const Source& source);
 
 }  // namespace jetpipe

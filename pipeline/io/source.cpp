@@ -11,6 +11,7 @@
 #include "pipeline/io/gst_pipeline.h"
 #include "pipeline/io/gst_source.h"
 #include "pipeline/io/io_internal.h"
+#include "pipeline/io/reconnect.h"
 
 namespace jetpipe {
 
@@ -110,12 +111,52 @@ HostImage Source::new_image(int width, int height, PixelFormat format) const {
   return allocate_image(alloc_, width, height, format);
 }
 
+namespace {
+
+std::string scheme_of(const std::string& uri) {
+  const std::size_t sep = uri.find("://");
+  return sep == std::string::npos ? std::string() : uri.substr(0, sep);
+}
+
+// Whether the URI names a live source before it is opened: a camera, a network stream, a
+// videotestsrc with live=true (gst:// descriptions say so once running). Throws for a bad URI.
+bool live_by_uri(const std::string& uri, const SourceOptions& options) {
+  const std::string scheme = scheme_of(uri);
+  if (scheme == "test") {
+    const std::string rest = uri.substr(7);
+    if (is_builtin_test_pattern(rest.substr(0, rest.find('?')))) return false;
+  } else if (scheme == "gst" || !is_gst_only_scheme(scheme)) {
+    return false;
+  }
+  return parse_gst_source_uri(uri, options.colour).live;
+}
+
+}  // namespace
+
 std::unique_ptr<Source> open_source(const std::string& uri, const SourceOptions& options) {
-  std::unique_ptr<Source> src = open_any(uri, options);
-  src->set_max_frame_bytes(options.max_frame_bytes);
-  // Sources with threads (GStreamer) take the allocator from the options before they start.
-  if (options.allocator && !src->has_allocator()) src->set_allocator(options.allocator);
-  return src;
+  // The frame size limit and the allocator, set before a source's threads start (GStreamer
+  // sources take the allocator from the options themselves).
+  auto configured = [options](std::unique_ptr<Source> src) {
+    src->set_max_frame_bytes(options.max_frame_bytes);
+    if (options.allocator && !src->has_allocator()) src->set_allocator(options.allocator);
+    return src;
+  };
+  if (options.reconnect.attempts <= 0 || !have_gstreamer()) {
+    return configured(open_any(uri, options));
+  }
+  if (live_by_uri(uri, options)) {
+    // What no retry mends (a missing element, no decoder) fails now; the rest is retried, this
+    // first open too (a camera that comes up late).
+    const SourceSpec spec = parse_gst_source_uri(uri, options.colour);
+    gst_source_pipeline(spec, detect_gst_features());
+    return reconnecting_source(
+        uri, [=] { return configured(open_gst_source(spec, options)); }, options);
+  }
+  std::unique_ptr<Source> src = configured(open_any(uri, options));
+  if (scheme_of(uri) != "gst" || !src->live()) return src;  // files never reopen
+  const SourceSpec spec = parse_gst_source_uri(uri, options.colour);
+  return reconnecting_source(
+      uri, [=] { return configured(open_gst_source(spec, options)); }, options, std::move(src));
 }
 
 }  // namespace jetpipe

@@ -52,6 +52,10 @@
 // An error while opening (missing file, no decoder, absent camera) throws jetpipe::Error kInput;
 // one later (corrupt data, camera unplugged) ends the stream: next() returns the frames already
 // decoded, then throws jetpipe::Error kInput saying what happened.
+// Except for live sources with SourceOptions::reconnect.attempts > 0 (the default; reconnect.h):
+// cameras, rtsp://, rtp://, test://...live=true and gst:// descriptions that turn out live come
+// wrapped in a source that, on a stall or an error, closes the stream and opens it again with
+// backoff; it throws only once it gives up. Files, frame folders and built-in patterns never do.
 #pragma once
 
 #include <atomic>
@@ -126,6 +130,9 @@ class Source {
   virtual bool live() const { return false; }
   // Frames dropped so far because the consumer fell behind (live sources only).
   virtual std::int64_t dropped() const { return 0; }
+  // Frames a second that the stream declares (a GStreamer source's negotiated caps), 0 when
+  // unknown or variable. A reconnecting source estimates the frames it lost while away with it.
+  virtual double frame_rate() const { return 0; }
   // Frames produced from now on are allocated by `alloc` (the executor's frame pool), so decoders
   // write straight into memory the GPU reads. Empty: ordinary host memory.
   // Not thread-safe against a running source: open_source passes SourceOptions::allocator before a
@@ -150,7 +157,6 @@ class Source {
   static constexpr std::uint64_t kDefaultMaxFrameBytes = std::uint64_t{1} << 30;
 };
 
-// How GStreamer sources deliver frames (the other sources ignore it).
 // What a live source (camera, network stream, live=true; never a file) does when it stalls
 // (SourceOptions::timeout_s without a frame) or fails: reopen, waiting delay_s before the first
 // try, doubling the wait after each failed one up to max_delay_s; after `attempts` failed tries in
@@ -161,6 +167,8 @@ struct ReconnectPolicy {
   double max_delay_s = 8.0;
 };
 
+// How GStreamer sources deliver frames (the other sources ignore it but for stop, max_frame_bytes
+// and reconnect).
 struct SourceOptions {
   // Whether a stage reads the frame's colour (source_options_for: a stage reading the frame accepts
   // colour, as to_gray does). true: frames in the decoder's own layout (BGRx, RGBx, RGBA, BGR, RGB,
