@@ -130,9 +130,7 @@ class CudaExecutor : public Executor {
     InFlight p;
     p.seq = next_seq_++;
     p.submitted = Clock::now();
-    p.record.index = frame.index;
-    p.record.source = frame.source;
-    p.record.error = frame.error;
+    p.record = record_for(frame);
     if (!p.record.error.empty()) {
       p.ready = true;
       pending_.push_back(std::move(p));
@@ -179,10 +177,7 @@ class CudaExecutor : public Executor {
       finish(slot);
     }
     *record = std::move(front.record);
-    if (record->latency_ms == 0) {
-      record->latency_ms =
-          std::chrono::duration<double, std::milli>(Clock::now() - front.submitted).count();
-    }
+    if (record->latency_ms == 0) stamp_ready(record, front.submitted);
     pending_.pop_front();
     return true;
   }
@@ -462,7 +457,7 @@ class CudaExecutor : public Executor {
       rec.results.clear();
       rec.images.clear();
     }
-    rec.latency_ms = std::chrono::duration<double, std::milli>(Clock::now() - p.submitted).count();
+    stamp_ready(&rec, p.submitted);
     p.frame = Frame{};
     p.outputs.clear();
     p.ready = true;

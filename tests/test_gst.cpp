@@ -403,6 +403,10 @@ TEST_F(Gst, ClipAsVideoEqualsItsFramesAsFiles) {
     ASSERT_EQ(rb.size(), 12u);
     for (std::size_t i = 0; i < ra.size(); ++i) {
       EXPECT_EQ(ra[i]["source"].get<std::string>().rfind("clip.mkv#" + std::to_string(i), 0), 0u);
+      // The buffer's timestamp: the frame's position in the 30 fps clip (files have none).
+      EXPECT_NEAR(ra[i].value("pts_s", -1.0), static_cast<double>(i) / 30, 1e-3) << "frame " << i;
+      EXPECT_FALSE(rb[i].contains("pts_s"));
+      ra[i].erase("pts_s");
       ra[i].erase("source");
       rb[i].erase("source");
       EXPECT_EQ(ra[i], rb[i]) << "frame " << i;
