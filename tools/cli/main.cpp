@@ -115,6 +115,17 @@ int main(int argc, char** argv) {
   bench_pipe->add_option("--filter", bench.filter,
                          "Only the settings whose label (as printed) contains this text (or any "
                          "of its '|'-separated parts)");
+  bench_pipe
+      ->add_option("--sources", bench.sources,
+                   "Several inputs instead of the strategies: for each N of the comma-separated "
+                   "list, N inputs of frames in memory at once, each on its own thread (as `run` "
+                   "reads several inputs), through the config's profile: aggregate fps against "
+                   "the PCIe floor, per-input fps and read-to-record latency p50/p99")
+      ->delimiter(',')
+      ->check(CLI::Range(1, 64));
+  bench_pipe->add_option("--platform", bench.platform,
+                         "With --sources: the profile (auto, a name or a file; default the "
+                         "config's)");
   bench_pipe->add_option("--interleave", bench.interleave,
                          "Only single-frame latency: this many rounds, each taking one frame of "
                          "every selected setting and one H2D of the frame in turn (side by side)")
@@ -207,6 +218,7 @@ int main(int argc, char** argv) {
       if (!jetpipe::tools::parse_size_list(bench_sizes, &bench.sizes, &bad)) {
         throw jetpipe::config_error("--sizes: '" + bad + "' is not WxH");
       }
+      if (!bench.sources.empty()) return jetpipe::cli::cmd_bench_sources(bench);
       return jetpipe::cli::cmd_bench_pipeline(bench);
     }
     if (*bench_src) {
