@@ -98,15 +98,8 @@ std::unique_ptr<SourceSet> Pipeline::open_inputs(std::vector<InputConfig> inputs
   }
   SourceOptions base = source_options_for(cfg);
   base.device_frames = state_->profile.backend == Backend::kCuda;  // read in place
-  std::vector<SourceSet::Input> set;
-  for (const InputConfig& in : inputs) {
-    for (const SourceSet::Input& earlier : set) {
-      if (earlier.name == in.name) {
-        throw config_error("open_inputs: two inputs are named '" + in.name + "'");
-      }
-    }
-    set.push_back({in.name, in.uri, in.options(base), {}});
-  }
+  std::vector<SourceSet::Input> set = SourceSet::inputs_of(inputs, base);
+  for (SourceSet::Input& in : set) in.tag = true;  // the API's records always name their input
   SourceSet::Options o;
   o.max_frames = max_frames;
   return std::make_unique<SourceSet>(std::move(set), o);
@@ -133,10 +126,8 @@ RunStats Pipeline::run(SourceSet& inputs,
     const InputState st = inputs.state(i);
     stats.read += st.taken;
     stats.dropped += st.dropped;
-    if (stats.source_error.empty() && !st.error.empty()) {
-      stats.source_error = (inputs.size() > 1 ? st.name + ": " : "") + st.error;
-    }
   }
+  stats.source_error = inputs.first_error();
   return stats;
 }
 

@@ -6,8 +6,8 @@
 //               reconnect: {attempts: 10, delay_ms: 500, max_delay_ms: 8000}}, ...]
 //   platform: auto | NAME | FILE (a profile in platforms/)
 //   stages:   [{type: ..., name: ..., input: ..., output: ..., <parameters>}, ...]
-//   outputs:  {results: results.jsonl, images: [names to save with --save-images], save_images:
-//   bool}
+//   outputs:  {results: results.jsonl, images: [names saved with --save-images],
+//              save_images: bool}
 #pragma once
 
 #include <cstdint>

@@ -226,14 +226,10 @@ RunSummary run_pipeline(const RunOptions& opt) {
   SourceOptions base = source_options_for(cfg);
   base.allocator = exec->allocator();                      // decoders write into the frame pool
   base.device_frames = profile.backend == Backend::kCuda;  // read in place
-  std::vector<SourceSet::Input> set;
-  for (const InputConfig& in : inputs) {
-    set.push_back({in.name, in.uri, in.options(base), {}, several || in.named});
-  }
   SourceSet::Options set_options;
   set_options.max_frames = opt.max_frames;
   set_options.stop = opt.stop;  // a blocked read wakes up to a stop request
-  SourceSet sources(std::move(set), set_options);
+  SourceSet sources(SourceSet::inputs_of(inputs, base), set_options);
   sources.wait_open();  // throws when no input can be opened
   std::unique_ptr<TimelineWriter> timeline;
   if (!opt.timeline.empty()) timeline = std::make_unique<TimelineWriter>(opt.timeline);
@@ -353,12 +349,10 @@ RunSummary run_pipeline(const RunOptions& opt) {
     is.error = st.error;
     sum.read += is.read;
     sum.dropped += is.dropped;
-    if (!is.error.empty()) {
-      if (sum.source_error.empty()) sum.source_error = (several ? is.name + ": " : "") + is.error;
-      sum.stopped_early = true;
-    }
+    sum.stopped_early = sum.stopped_early || !is.error.empty();
     sum.inputs.push_back(std::move(is));
   }
+  sum.source_error = sources.first_error();
   std::string video_desc;
   if (video) {
     try {

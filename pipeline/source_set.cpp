@@ -23,6 +23,20 @@ const char* name(InputEnd end) {
   return "?";
 }
 
+std::vector<SourceSet::Input> SourceSet::inputs_of(const std::vector<InputConfig>& inputs,
+                                                   const SourceOptions& base) {
+  std::vector<Input> out;
+  for (const InputConfig& in : inputs) {
+    for (const Input& earlier : out) {
+      if (earlier.name == in.name) {
+        throw config_error("two inputs are named '" + in.name + "'; give each a unique name");
+      }
+    }
+    out.push_back({in.name, in.uri, in.options(base), {}, inputs.size() > 1 || in.named});
+  }
+  return out;
+}
+
 SourceSet::SourceSet(std::vector<Input> inputs, Options options) : options_(options) {
   for (Input& in : inputs) {
     auto slot = std::make_unique<Slot>();
@@ -174,6 +188,16 @@ void SourceSet::stop(bool discard_queued) {
 int SourceSet::stopped_by() const {
   std::lock_guard<std::mutex> lock(mu_);
   return stopped_by_;
+}
+
+std::string SourceSet::first_error() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  for (const auto& s : inputs_) {
+    if (!s->state.error.empty()) {
+      return (inputs_.size() > 1 ? s->state.name + ": " : "") + s->state.error;
+    }
+  }
+  return "";
 }
 
 InputState SourceSet::state(std::size_t i) const {

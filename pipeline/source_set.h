@@ -30,6 +30,7 @@
 #include <vector>
 
 #include "core/error.h"
+#include "pipeline/config.h"
 #include "pipeline/io/source.h"
 
 namespace jetpipe {
@@ -80,6 +81,13 @@ class SourceSet {
     const std::atomic<int>* stop = nullptr;
   };
 
+  // The inputs of a run: each InputConfig's name and URI, with `base` and its own keys (queue,
+  // timeout_s, reconnect) as options; `tag` unless the run has one input it did not name (its
+  // records are written as before there were several). Throws a config error for two inputs of
+  // one name.
+  static std::vector<Input> inputs_of(const std::vector<InputConfig>& inputs,
+                                      const SourceOptions& base);
+
   // Starts one thread per input at once.
   SourceSet(std::vector<Input> inputs, Options options);
   explicit SourceSet(std::vector<Input> inputs) : SourceSet(std::move(inputs), Options()) {}
@@ -104,6 +112,8 @@ class SourceSet {
   void stop(bool discard_queued = false);
   // The stop request's value (Options::stop) that stopped the inputs; 0 if none did.
   int stopped_by() const;
+  // The first failed input's error ("NAME: why" with several inputs, "why" with one); "" if none.
+  std::string first_error() const;
 
   std::size_t size() const { return inputs_.size(); }
   InputState state(std::size_t i) const;
