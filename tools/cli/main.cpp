@@ -151,8 +151,10 @@ int main(int argc, char** argv) {
   CLI::App* tune_cmd = app.add_subcommand(
       "tune", "Measure every memory strategy, strip count, frames in flight, graphs and result "
               "memory with a config's pipeline and frames; write the fastest as a profile");
-  tune_cmd->add_option("--config", tune.config, "The pipeline (its input's first 8 frames are "
-                                                "used, else synthetic 1080p)")
+  tune_cmd
+      ->add_option("--config", tune.config,
+                   "The pipeline (its first input's first 8 frames are "
+                   "used, else synthetic 1080p)")
       ->required();
   tune_cmd->add_option("--output", tune.output, "Where the profile goes")->capture_default_str();
   tune_cmd->add_option("--frames", tune.frames, "Frames per run")

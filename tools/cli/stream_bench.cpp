@@ -478,16 +478,18 @@ int cmd_bench_pipeline(const StreamBenchOptions& o) {
 
 int cmd_tune(const TuneOptions& o) {
   const PipelineConfig cfg = load_config(o.config);
-  // The config's own frames (up to 8, held in memory), or synthetic 1080p BGR frames.
+  // The config's own frames (up to 8 of its first input, held in memory), or synthetic 1080p BGR
+  // frames.
   std::vector<HostImage> frames;
   std::string frames_from = "synthetic 1920x1080 BGR";
+  const std::string input = cfg.inputs.empty() ? "" : cfg.inputs[0].uri;
   try {
-    std::unique_ptr<Source> src = open_source(cfg.input);
+    std::unique_ptr<Source> src = open_source(input);
     Frame f;
     while (frames.size() < 8 && src->next(&f)) {
       if (f.error.empty()) frames.push_back(f.image);
     }
-    if (!frames.empty()) frames_from = cfg.input + " (" + std::to_string(frames.size()) + " frames)";
+    if (!frames.empty()) frames_from = input + " (" + std::to_string(frames.size()) + " frames)";
   } catch (const Error&) {
   }
   if (frames.empty()) frames = synthetic_frames(1920, 1080, 8);
