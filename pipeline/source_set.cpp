@@ -46,9 +46,14 @@ SourceSet::SourceSet(std::vector<Input> inputs, Options options) : options_(opti
     slot->input.options.stop = &stop_;
     inputs_.push_back(std::move(slot));
   }
-  for (auto& slot : inputs_) {
-    Slot* s = slot.get();
-    s->thread = std::thread([this, s] { read(*s); });
+  try {
+    for (auto& slot : inputs_) {
+      Slot* s = slot.get();
+      s->thread = std::thread([this, s] { read(*s); });
+    }
+  } catch (...) {  // no thread to be had: the ones started end before the error goes on
+    join();
+    throw;
   }
 }
 
