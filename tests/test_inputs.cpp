@@ -145,9 +145,10 @@ TEST(SourceSet, AStalledInputDoesNotHoldBackTheOthers) {
     EXPECT_EQ(rec.input, set.state(from).name);
     EXPECT_EQ(mean_of(rec), static_cast<double>(rec.index));
     seen[rec.input].push_back(rec.index);
-    // Every record of the fast input arrives while the slow one waits at its second frame.
+    // Every record of the fast input arrives while the slow one waits at its second frame (its
+    // first may not have been read yet: the threads start in any order).
     if (rec.input == "fast" && seen["fast"].size() == 20) {
-      EXPECT_EQ(seen["slow"].size(), 1u);
+      EXPECT_LE(seen["slow"].size(), 1u);
       opened = true;
       gate.open();
     }
@@ -250,7 +251,7 @@ TEST(SourceSet, AStopEndsEveryInput) {
   EXPECT_EQ(set.stopped_by(), SIGINT);
   EXPECT_EQ(set.state(0).end, InputEnd::kStopped);
   EXPECT_EQ(set.state(1).end, InputEnd::kStopped);
-  EXPECT_EQ(set.state(1).taken, 2);
+  EXPECT_LE(set.state(1).taken, 2);  // its first two frames, if its thread read them in time
   // Frames read before the stop (at most the queues' depth more) get records, each one.
   EXPECT_EQ(n, set.state(0).taken + set.state(1).taken);
   EXPECT_LE(n, 50 + 2 * static_cast<std::int64_t>(SourceSet::kDepth) + 2);
