@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "core/error.h"
+#include "pipeline/interleaver.h"
 
 namespace jetpipe {
 
@@ -78,13 +79,60 @@ void Pipeline::keep_images(std::vector<std::string> names, bool on_device) {
 }
 
 std::unique_ptr<Source> Pipeline::open(const std::string& uri) const {
-  const std::string u = uri.empty() ? state_->config->input : uri;
+  const PipelineConfig& cfg = *state_->config;
+  const std::string u = !uri.empty() ? uri : cfg.inputs.size() == 1 ? cfg.inputs[0].uri : "";
   if (u.empty()) {
-    throw config_error(state_->config->file + ": no input: set `input:` or pass a URI to open()");
+    throw config_error(cfg.file + (cfg.inputs.empty()
+                                       ? ": no input: set `input:` or pass a URI to open()"
+                                       : ": several inputs: open them with open_inputs()"));
   }
   SourceOptions o = source_options_for(*state_->config);
   o.device_frames = state_->profile.backend == Backend::kCuda;  // the executor reads them in place
   return open_source(u, o);
+}
+
+std::unique_ptr<SourceSet> Pipeline::open_inputs(std::vector<InputConfig> inputs,
+                                                 std::int64_t max_frames) const {
+  const PipelineConfig& cfg = *state_->config;
+  if (inputs.empty()) inputs = cfg.inputs;
+  if (inputs.empty()) {
+    throw config_error(cfg.file +
+                       ": no input: set `input:` or `inputs:`, or pass inputs to "
+                       "open_inputs()");
+  }
+  SourceOptions base = source_options_for(cfg);
+  base.device_frames = state_->profile.backend == Backend::kCuda;  // read in place
+  std::vector<SourceSet::Input> set = SourceSet::inputs_of(inputs, base);
+  for (SourceSet::Input& in : set) in.tag = true;  // the API's records always name their input
+  SourceSet::Options o;
+  o.max_frames = max_frames;
+  return std::make_unique<SourceSet>(std::move(set), o);
+}
+
+RunStats Pipeline::run(SourceSet& inputs,
+                       const std::function<bool(const FrameRecord&)>& on_record) {
+  inputs.wait_open();
+  Interleaver run(inputs, *state_->exec);
+  RunStats stats;
+  FrameRecord rec;
+  std::size_t from = 0;
+  bool wanted = true;
+  while (run.next(&rec, &from)) {
+    if (!wanted) continue;  // stopped: the frames in flight are taken and dropped
+    ++(rec.error.empty() ? stats.processed : stats.failed);
+    if (!on_record(rec)) {
+      wanted = false;
+      run.stop(true);
+    }
+  }
+  inputs.join();
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    const InputState st = inputs.state(i);
+    stats.read += st.taken;
+    stats.dropped += st.dropped;
+  }
+  stats.source_error = inputs.first_error();
+  return stats;
 }
 
 bool Pipeline::Stream::next(FrameRecord* record) {

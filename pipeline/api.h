@@ -14,9 +14,12 @@
 //   jetpipe::Pipeline::Stream s = q.stream(*source);            // or pull the records
 //   for (jetpipe::FrameRecord r; s.next(&r);) { ... }
 //
+//   auto inputs = p.open_inputs({{"cam0", "csi://0"}, {"cam1", "csi://1"}});  // or the config's
+//   p.run(*inputs, [](const jetpipe::FrameRecord& r) { ...; return true; });  // r.input: "cam0"
+//
 // Errors: jetpipe::Error; kConfig for the YAML or the stages (naming file, line, key), kInput for
-// a source that cannot be opened. A Pipeline runs one source at a time (stages keep per-frame
-// state); use one Pipeline per thread.
+// a source that cannot be opened. A Pipeline runs one source, or one set of inputs, at a time
+// (stages keep per-frame state); use one Pipeline per thread.
 #pragma once
 
 #include <cstdint>
@@ -30,6 +33,7 @@
 #include "pipeline/executor.h"
 #include "pipeline/io/source.h"
 #include "pipeline/platform.h"
+#include "pipeline/source_set.h"
 
 namespace jetpipe {
 
@@ -70,12 +74,26 @@ class Pipeline {
 
   // Opens `uri` (empty: the config's input) with source_options_for(config()).
   std::unique_ptr<Source> open(const std::string& uri = "") const;
+  // Several inputs at once, each opened and read on its own thread (pipeline/source_set.h):
+  // `inputs` ({name, uri} and optionally queue, timeout_s, reconnect), or, empty, the config's
+  // `inputs:` (or `input:`); at most max_frames frames each when ≥ 0. Throws kConfig for two
+  // inputs of one name or none at all; an input that cannot be opened shows in run().
+  std::unique_ptr<SourceSet> open_inputs(std::vector<InputConfig> inputs = {},
+                                         std::int64_t max_frames = -1) const;
 
   // Runs every frame of `source` (at most max_frames when ≥ 0); `on_record` gets each record in
   // input order and returns false to stop. A source failing mid-stream ends the run with
   // RunStats::source_error set (records already handed over stay valid).
   RunStats run(Source& source, const std::function<bool(const FrameRecord&)>& on_record,
                std::int64_t max_frames = -1);
+
+  // Every frame of every input of `inputs` (open_inputs(); a set runs once): `on_record` gets each
+  // record as it completes, FrameRecord::input naming its input, each input's records in that
+  // input's order (the inputs' records interleave); false stops. An input that stalls does not
+  // hold back the others' records. One that fails (at open or later) ends alone and the others
+  // go on: RunStats::source_error names the first ("cam1: ..."), inputs.state(i) says how each
+  // ended. Throws kInput when no input can be opened. The counts are every input's together.
+  RunStats run(SourceSet& inputs, const std::function<bool(const FrameRecord&)>& on_record);
 
   // The pull form of run(): next() gives the records one by one, false at the end.
   class Stream {

@@ -118,33 +118,139 @@ long long integer_in(const std::string& file, const YAML::Node& n, const std::st
   return v;
 }
 
-// reconnect: {attempts, delay_ms, max_delay_ms}; the keys left out keep ReconnectPolicy's defaults.
-ReconnectPolicy parse_reconnect(const std::string& file, const YAML::Node& node) {
+// `label`: {attempts, delay_ms, max_delay_ms} (the top-level reconnect:, or an input's); the keys
+// left out keep `defaults` (ReconnectPolicy's, or the top level's for an input). A first wait
+// longer than the default maximum raises the maximum with it.
+ReconnectPolicy parse_reconnect(const std::string& file, const YAML::Node& node,
+                                const std::string& label, const ReconnectPolicy& defaults) {
   if (!node.IsMap()) {
-    throw config_error(yaml_where(file, node) +
-                       ": reconnect: must be a map, e.g. {attempts: 10, delay_ms: 500, "
-                       "max_delay_ms: 8000}");
+    throw config_error(yaml_where(file, node) + ": " + label +
+                       ": must be a map, e.g. {attempts: 10, delay_ms: 500, max_delay_ms: 8000}");
   }
-  check_keys(file, node, "reconnect", {"attempts", "delay_ms", "max_delay_ms"});
+  check_keys(file, node, label, {"attempts", "delay_ms", "max_delay_ms"});
   constexpr long long kHourMs = 3600000;
-  ReconnectPolicy p;
+  ReconnectPolicy p = defaults;
   if (const YAML::Node n = node["attempts"]) {
-    p.attempts = static_cast<int>(integer_in(file, n, "reconnect.attempts", 0, 1000000));
+    p.attempts = static_cast<int>(integer_in(file, n, label + ".attempts", 0, 1000000));
   }
   long long delay_ms = std::llround(p.delay_s * 1000);
   if (const YAML::Node n = node["delay_ms"]) {
-    delay_ms = integer_in(file, n, "reconnect.delay_ms", 1, kHourMs);
+    delay_ms = integer_in(file, n, label + ".delay_ms", 1, kHourMs);
   }
   long long max_ms = std::max(delay_ms, std::llround(p.max_delay_s * 1000));
   if (const YAML::Node n = node["max_delay_ms"]) {
-    max_ms = integer_in(file, n, "reconnect.max_delay_ms", delay_ms, kHourMs);
+    max_ms = integer_in(file, n, label + ".max_delay_ms", delay_ms, kHourMs);
   }
   p.delay_s = static_cast<double>(delay_ms) / 1000;
   p.max_delay_s = static_cast<double>(max_ms) / 1000;
   return p;
 }
 
+std::string number_text(double v) {
+  std::ostringstream os;
+  os << v;
+  return os.str();
+}
+
+// The keys of an entry of `inputs:` besides name, uri and reconnect, declared once; the defaults
+// are SourceOptions'.
+const std::vector<ParamSpec>& input_specs() {
+  static const std::vector<ParamSpec> specs = [] {
+    using T = ParamType;
+    const SourceOptions d;
+    const std::string queue = std::to_string(d.queue), timeout = number_text(d.timeout_s);
+    return std::vector<ParamSpec>{
+        {"queue", T::kInt, queue, 1, 64, {}, "live sources: frames held before dropping"},
+        {"timeout_s", T::kNumber, timeout, 0.1, 3600, {}, "no frame this long: the input's error"},
+    };
+  }();
+  return specs;
+}
+
+std::vector<InputConfig> parse_inputs(const std::string& file, const YAML::Node& list,
+                                      const std::string& base_dir,
+                                      const ReconnectPolicy& reconnect) {
+  if (!list.IsSequence() || list.size() == 0) {
+    throw config_error(yaml_where(file, list) +
+                       ": inputs: must be a non-empty list of inputs, e.g. "
+                       "[{name: cam0, uri: \"csi://0\"}, {name: cam1, uri: \"csi://1\"}]");
+  }
+  std::vector<InputConfig> out;
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    const YAML::Node e = list[i];
+    const std::string label = "inputs[" + std::to_string(i) + "]";
+    if (!e.IsMap()) {
+      throw config_error(yaml_where(file, e) + ": " + label +
+                         ": must be a map with name and uri, e.g. {name: cam0, uri: \"csi://0\"}");
+    }
+    const Params p(file, label, e, &input_specs(), {"name", "uri", "reconnect"});
+    InputConfig in;
+    in.where = yaml_where(file, e);
+    if (!e["name"]) {
+      p.fail("name",
+             "is required: 1 to 64 letters, digits, '_', '-' or '.' (it names the "
+             "input's records and files)");
+    }
+    in.name = safe_name(file, e["name"], label + ".name");
+    for (const InputConfig& earlier : out) {
+      if (earlier.name == in.name) {
+        throw config_error(yaml_where(file, e["name"]) + ": " + label + ".name: '" + in.name +
+                           "' is already the name of the input at " + earlier.where +
+                           "; give each input a unique name");
+      }
+    }
+    if (!e["uri"]) p.fail("uri", "is required: where the frames come from (frames://DIR, ...)");
+    in.uri = scalar(file, e["uri"], label + ".uri");
+    if (in.uri.empty()) p.fail("uri", "must not be empty");
+    in.uri = resolve_uri(in.uri, base_dir);
+    in.queue = p.get_int("queue");
+    in.timeout_s = p.get_number("timeout_s");
+    in.reconnect = reconnect;  // the top-level reconnect:, unless the input has its own
+    if (const YAML::Node r = e["reconnect"]) {
+      in.reconnect = parse_reconnect(file, r, label + ".reconnect", reconnect);
+    }
+    out.push_back(std::move(in));
+  }
+  return out;
+}
+
 }  // namespace
+
+std::string default_input_name(std::size_t position) { return "input" + std::to_string(position); }
+
+std::vector<InputConfig> parse_input_args(const std::vector<std::string>& args) {
+  std::vector<InputConfig> out;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    InputConfig in;
+    const std::size_t eq = args[i].find('=');
+    if (eq != std::string::npos && is_safe_name(args[i].substr(0, eq))) {
+      in.name = args[i].substr(0, eq);
+      in.uri = args[i].substr(eq + 1);
+    } else {
+      in.name = default_input_name(i);
+      in.named = false;
+      in.uri = args[i];
+    }
+    if (in.uri.empty()) {
+      throw config_error("--input '" + args[i] + "': no URI (give URI or NAME=URI)");
+    }
+    for (const InputConfig& earlier : out) {
+      if (earlier.name == in.name) {
+        throw config_error("--input '" + args[i] + "': the name '" + in.name +
+                           "' is given twice; give each input a unique name");
+      }
+    }
+    out.push_back(std::move(in));
+  }
+  return out;
+}
+
+SourceOptions InputConfig::options(SourceOptions base) const {
+  base.queue = queue;
+  base.timeout_s = timeout_s;
+  base.reconnect = reconnect;
+  return base;
+}
 
 std::vector<std::string> PipelineConfig::image_names() const {
   std::vector<std::string> out;
@@ -170,14 +276,35 @@ PipelineConfig parse_config(const std::string& yaml, const std::string& file,
                             const std::string& base_dir) {
   const YAML::Node root = load_yaml(yaml, file);
   if (!root.IsMap()) {
-    throw config_error(file + ": a config must be a map with keys input, platform, stages, outputs");
+    throw config_error(
+        file + ": a config must be a map with keys input (or inputs), platform, stages, outputs");
   }
   check_keys(file, root, "the config",
-             {"input", "platform", "max_frame_mb", "reconnect", "stages", "outputs"});
+             {"input", "inputs", "platform", "max_frame_mb", "reconnect", "stages", "outputs"});
 
   PipelineConfig cfg;
   cfg.file = file;
-  if (root["input"]) cfg.input = resolve_uri(scalar(file, root["input"], "input"), base_dir);
+  if (const YAML::Node r = root["reconnect"]) {
+    cfg.reconnect = parse_reconnect(file, r, "reconnect", ReconnectPolicy());
+  }
+  if (root["input"] && root["inputs"]) {
+    throw config_error(yaml_where(file, root["inputs"]) + ": inputs: and input: (line " +
+                       std::to_string(root["input"].Mark().line + 1) +
+                       ") together: use one (input: URI is the form for one input)");
+  }
+  if (root["input"]) {
+    cfg.input = resolve_uri(scalar(file, root["input"], "input"), base_dir);
+    if (!cfg.input.empty()) {
+      InputConfig in;
+      in.name = default_input_name(0);
+      in.named = false;
+      in.uri = cfg.input;
+      in.where = yaml_where(file, root["input"]);
+      in.reconnect = cfg.reconnect;
+      cfg.inputs.push_back(std::move(in));
+    }
+  }
+  if (root["inputs"]) cfg.inputs = parse_inputs(file, root["inputs"], base_dir, cfg.reconnect);
   if (root["platform"]) cfg.platform = scalar(file, root["platform"], "platform");
   if (const YAML::Node m = root["max_frame_mb"]) {
     long long mb = 0;
@@ -191,7 +318,6 @@ PipelineConfig parse_config(const std::string& yaml, const std::string& file,
     }
     cfg.max_frame_mb = static_cast<std::uint64_t>(mb);
   }
-  if (const YAML::Node r = root["reconnect"]) cfg.reconnect = parse_reconnect(file, r);
 
   const YAML::Node stages = root["stages"];
   if (!stages.IsDefined() || !stages.IsSequence() || stages.size() == 0) {

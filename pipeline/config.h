@@ -1,10 +1,15 @@
 // SPDX-License-Identifier: MIT
 // The pipeline configuration (one YAML file), validated in full before the first frame:
 //   input:    URI of the frames (relative paths are relative to the config file's folder)
+//   inputs:   several inputs instead, each read on its own thread:
+//             [{name: cam0, uri: ..., queue: 4, timeout_s: 10,
+//               reconnect: {attempts: 10, delay_ms: 500, max_delay_ms: 8000}}, ...]
 //   platform: auto | NAME | FILE (a profile in platforms/)
 //   stages:   [{type: ..., name: ..., input: ..., output: ..., <parameters>}, ...]
-//   outputs:  {results: results.jsonl, images: [names --save-images writes], save_images: bool}
-//   reconnect: {attempts: 10, delay_ms: 500, max_delay_ms: 8000}   live inputs (ReconnectPolicy)
+//   outputs:  {results: results.jsonl, images: [names saved with --save-images],
+//              save_images: bool}
+//   reconnect: {attempts: 10, delay_ms: 500, max_delay_ms: 8000}   live inputs (ReconnectPolicy):
+//             every input's, unless an entry of inputs: has its own
 #pragma once
 
 #include <cstdint>
@@ -25,9 +30,36 @@ struct OutputsConfig {
   bool save_images = false;
 };
 
+// One input of a run: an entry of `inputs:`, or `input:` as the one input named
+// default_input_name(0). Per-input keys left out take SourceOptions' defaults.
+struct InputConfig {
+  std::string name;  // 1 to 64 file-name-safe characters, unique among the run's inputs
+  std::string uri;   // resolved against the config's folder
+  int queue = SourceOptions{}.queue;             // live sources: frames held before dropping
+  double timeout_s = SourceOptions{}.timeout_s;  // no first frame / a stall this long: an error
+  ReconnectPolicy reconnect;                     // live sources: SourceOptions::reconnect
+  std::string where;  // "file:line:column" of its entry (messages), or "" (--input)
+  // Given its name (`inputs:`, --input NAME=URI), not default_input_name()'s. A run of one input
+  // that was not named writes its records as before there were several (no `input` key).
+  bool named = true;
+
+  // `base` (colour, allocator, stop, ...) with this input's keys.
+  SourceOptions options(SourceOptions base) const;
+};
+
+// The name of an input that was given none (`input:`, an unnamed --input): "input<position>".
+std::string default_input_name(std::size_t position);
+// Inputs given on the command line (--input, repeated), each "URI" or "NAME=URI": NAME= is taken
+// as a name when the text before the first '=' is a valid name (1 to 64 letters, digits, '_', '-'
+// or '.': no ':' or '/', so neither a URI's query "?w=640" nor a path "dir/a=b" is one); else the
+// whole is the URI, and the input is named default_input_name(its position). Relative paths stay
+// as given (the current folder). Throws a config error for an empty URI or a name given twice.
+std::vector<InputConfig> parse_input_args(const std::vector<std::string>& args);
+
 struct PipelineConfig {
   std::string file;      // as given (for messages)
-  std::string input;     // URI, resolved against the config's folder; may be empty
+  std::string input;     // `input:`, resolved against the config's folder; empty with `inputs:`
+  std::vector<InputConfig> inputs;  // `inputs:`, or `input:` as one; empty: neither given
   std::string platform = "auto";
   // max_frame_mb: a frame larger than this is refused by every source before any memory is
   // allocated for it (1 to 65536 MiB; 1024 by default).

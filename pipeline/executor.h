@@ -4,9 +4,11 @@
 // stream so every submitted frame yields its record).
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -39,17 +41,29 @@ struct KeptDeviceImage {
 struct FrameRecord {
   std::int64_t index = 0;
   std::string source;
+  std::string input;            // the input's name (Frame::input; "" when unnamed)
+  std::optional<double> pts_s;  // the frame's time in its stream (Frame::pts_s)
   int width = 0, height = 0;
   std::string error;  // the frame failed (read or process); results are then empty
   std::vector<std::pair<std::string, StageResult>> results;  // result stages, in stage order
   std::vector<double> stage_ms;                              // per stage, in stage order
   double latency_ms = 0;                                     // submit → record ready
+  // capture → record ready, for frames with a capture time (Frame::capture: live sources)
+  std::optional<double> capture_latency_ms;
   std::map<std::string, HostImage> images;                   // images asked for (for sinks)
   std::map<std::string, KeptDeviceImage> device_images;      // images asked for on the device
   std::vector<Span> spans;  // GPU executors: the frame's copies and stages per strip (timed frames)
   double gpu_start_ms = 0;  // GPU executors: the frame's first event, on the spans' clock
   double gpu_ms = 0;        // GPU executors: first to last event of the frame
+  std::optional<std::chrono::steady_clock::time_point> capture;  // Frame::capture
 };
+
+// A frame's record as an executor starts it: index, source, input, stream time and the frame's
+// read error (the capture time is kept for stamp_ready).
+FrameRecord record_for(const Frame& frame);
+// Sets the record's latencies as it becomes ready: submit → now and, for a frame with a capture
+// time, capture → now.
+void stamp_ready(FrameRecord* record, std::chrono::steady_clock::time_point submitted);
 
 class Executor {
  public:

@@ -57,6 +57,26 @@ double percentile(std::vector<double> v, double q) {
   return v[std::min(i, v.size() - 1)];
 }
 
+FrameRecord record_for(const Frame& frame) {
+  FrameRecord rec;
+  rec.index = frame.index;
+  rec.source = frame.source;
+  rec.input = frame.input;
+  rec.pts_s = frame.pts_s;
+  rec.capture = frame.capture;
+  rec.error = frame.error;
+  return rec;
+}
+
+void stamp_ready(FrameRecord* record, std::chrono::steady_clock::time_point submitted) {
+  const auto now = std::chrono::steady_clock::now();
+  record->latency_ms = std::chrono::duration<double, std::milli>(now - submitted).count();
+  if (record->capture) {
+    record->capture_latency_ms =
+        std::chrono::duration<double, std::milli>(now - *record->capture).count();
+  }
+}
+
 namespace {
 
 using Clock = std::chrono::steady_clock;
@@ -73,10 +93,7 @@ class HostExecutor : public Executor {
 
   void submit(Frame frame) override {
     const auto t0 = Clock::now();
-    FrameRecord rec;
-    rec.index = frame.index;
-    rec.source = frame.source;
-    rec.error = frame.error;
+    FrameRecord rec = record_for(frame);
     if (rec.error.empty()) {
       rec.width = frame.view().width;
       rec.height = frame.view().height;
@@ -102,7 +119,7 @@ class HostExecutor : public Executor {
       }
       current_ = nullptr;
     }
-    rec.latency_ms = ms_since(t0);
+    stamp_ready(&rec, t0);
     done_.push_back(std::move(rec));
   }
 

@@ -44,13 +44,16 @@ nlohmann::ordered_json result_to_json(const StageResult& r) { return std::visit(
 nlohmann::ordered_json record_to_json(const FrameRecord& rec) {
   nlohmann::ordered_json j;
   j["frame"] = rec.index;
+  if (!rec.input.empty()) j["input"] = rec.input;
   j["source"] = rec.source;
+  if (rec.pts_s) j["pts_s"] = *rec.pts_s;
   if (!rec.error.empty()) {
     j["error"] = rec.error;
     return j;
   }
   j["width"] = rec.width;
   j["height"] = rec.height;
+  if (rec.capture_latency_ms) j["capture_latency_ms"] = *rec.capture_latency_ms;
   nlohmann::ordered_json results = nlohmann::ordered_json::object();
   for (const auto& [name, r] : rec.results) results[name] = result_to_json(r);
   j["results"] = std::move(results);

@@ -18,6 +18,7 @@
 #include "pipeline/board_state.h"
 #include "pipeline/config.h"
 #include "pipeline/executor.h"
+#include "pipeline/interleaver.h"
 #include "pipeline/io/image_io.h"
 #include "pipeline/io/overlay.h"
 #include "pipeline/io/reconnect.h"
@@ -26,6 +27,7 @@
 #include "pipeline/platform.h"
 #include "pipeline/quantiles.h"
 #include "pipeline/results_json.h"
+#include "pipeline/source_set.h"
 
 namespace fs = std::filesystem;
 
@@ -162,6 +164,7 @@ class TimelineWriter {
            {"ts", s.start_ms * 1000.0},
            {"dur", (s.end_ms - s.start_ms) * 1000.0},
            {"args", {{"frame", rec.index}}}};
+      if (!rec.input.empty()) e["args"]["input"] = rec.input;
       out_ << (first_ ? "\n" : ",\n") << json_text(e);
       first_ = false;
     }
@@ -195,7 +198,7 @@ nlohmann::ordered_json reconnects_json(const ReconnectStats& r) {
 }  // namespace
 
 RunSummary run_pipeline(const RunOptions& opt) {
-  // Everything that can be wrong with the config, platform or input is found before writing.
+  // Everything that can be wrong with the config, platform or inputs is found before writing.
   const PipelineConfig cfg = load_config(opt.config);
   std::string platform_reason;
   const std::string platform_spec = opt.platform.empty() ? cfg.platform : opt.platform;
@@ -204,10 +207,13 @@ RunSummary run_pipeline(const RunOptions& opt) {
     profile.timing = TimingLevel::kStrips;  // every span of every frame
     profile.timing_every = 1;
   }
-  const std::string uri = opt.input.empty() ? cfg.input : opt.input;
-  if (uri.empty()) {
-    throw config_error(cfg.file + ": no input: set `input:` in the config or pass --input URI");
+  const std::vector<InputConfig> inputs =
+      opt.inputs.empty() ? cfg.inputs : parse_input_args(opt.inputs);
+  if (inputs.empty()) {
+    throw config_error(cfg.file +
+                       ": no input: set `input:` or `inputs:` in the config or pass --input URI");
   }
+  const bool several = inputs.size() > 1;
   const bool save = opt.save_images || cfg.outputs.save_images;
   std::vector<std::string> saved;
   if (save) saved = cfg.outputs.images.empty() ? cfg.image_names() : cfg.outputs.images;
@@ -232,11 +238,14 @@ RunSummary run_pipeline(const RunOptions& opt) {
     throw config_error("--annotate draws on the video output: add --output-video TARGET");
   }
   std::unique_ptr<Executor> exec = make_executor(cfg, profile, keep);
-  SourceOptions source_options = source_options_for(cfg);
-  source_options.allocator = exec->allocator();  // decoders write into the frame pool
-  source_options.stop = opt.stop;                // a blocked read wakes up to a stop request
-  source_options.device_frames = profile.backend == Backend::kCuda;  // read in place
-  std::unique_ptr<Source> source = open_source(uri, source_options);
+  SourceOptions base = source_options_for(cfg);
+  base.allocator = exec->allocator();                      // decoders write into the frame pool
+  base.device_frames = profile.backend == Backend::kCuda;  // read in place
+  SourceSet::Options set_options;
+  set_options.max_frames = opt.max_frames;
+  set_options.stop = opt.stop;  // a blocked read wakes up to a stop request
+  SourceSet sources(SourceSet::inputs_of(inputs, base), set_options);
+  sources.wait_open();  // throws when no input can be opened
   std::unique_ptr<TimelineWriter> timeline;
   if (!opt.timeline.empty()) timeline = std::make_unique<TimelineWriter>(opt.timeline);
 
@@ -244,22 +253,34 @@ RunSummary run_pipeline(const RunOptions& opt) {
   std::error_code ec;
   fs::create_directories(dir, ec);
   if (ec) throw Error(dir.string() + ": cannot create the output folder: " + ec.message());
-  if (save) fs::create_directories(dir / "images");
+  // Several inputs: each input's images in a folder of its name (names are file-name safe).
+  auto images_dir = [&](const std::string& input) {
+    return several ? dir / "images" / input : dir / "images";
+  };
+  if (save) {
+    for (const InputConfig& in : inputs) fs::create_directories(images_dir(in.name));
+  }
   JsonLinesWriter results(dir / cfg.outputs.results);
 
   RunSummary sum;
   // Bounded however long the run (pipeline/quantiles.h).
   std::vector<QuantileSketch> stage_ms(cfg.stages.size());
-  QuantileSketch latency_ms, gpu_ms;
+  QuantileSketch latency_ms, capture_ms, gpu_ms;
+  struct PerInput {
+    std::int64_t processed = 0, failed = 0;
+    QuantileSketch latency_ms, capture_ms;
+    double last_record_s = 0;
+  };
+  std::vector<PerInput> per_input(inputs.size());
   SpanAccounting spans;
-  const std::optional<std::int64_t> total = source->total();
   const bool progress = opt.progress && isatty(STDERR_FILENO);
   const auto t0 = Clock::now();
   auto elapsed = [&] { return std::chrono::duration<double>(Clock::now() - t0).count(); };
   BoardMonitor board(opt.board_root);  // a Jetson's clocks and temperatures, once a second
   board.sample(0, true);
 
-  // The video gets one image per processed frame; if it fails, the run goes on without it.
+  // The video gets one image per processed frame of the first input; if it fails, the run goes
+  // on without it.
   auto write_video = [&](const FrameRecord& rec) {
     auto it = rec.images.find(opt.output_image);
     if (it == rec.images.end()) return;
@@ -275,66 +296,78 @@ RunSummary run_pipeline(const RunOptions& opt) {
     }
   };
 
-  auto drain = [&](bool wait) {
-    FrameRecord rec;
-    while (exec->take(&rec, wait)) {
-      results.write(record_to_json(rec));
-      if (rec.error.empty()) {
-        ++sum.processed;
-        for (std::size_t i = 0; i < rec.stage_ms.size() && i < stage_ms.size(); ++i) {
-          stage_ms[i].add(rec.stage_ms[i]);
-        }
-        latency_ms.add(rec.latency_ms);
-        if (rec.gpu_ms > 0) gpu_ms.add(rec.gpu_ms);
-        if (!rec.spans.empty()) {
-          if (timeline) timeline->add(rec);
-        }
-        spans.add(rec);
-        for (const auto& [name, img] : rec.images) {
-          if (std::find(saved.begin(), saved.end(), name) == saved.end()) continue;
-          write_image((dir / "images" / frame_file_name(name, rec.index, img.format())).string(),
-                      img.view());
-        }
-        if (video) write_video(rec);
-      } else {
-        ++sum.failed;
-        std::fprintf(stderr, "jetpipe: %s\n", rec.error.c_str());
-        if (opt.strict) sum.stopped_early = true;
+  Interleaver run(sources, *exec);
+  FrameRecord rec;
+  std::size_t from = 0;
+  while (run.next(&rec, &from)) {
+    results.write(record_to_json(rec));
+    PerInput& in = per_input[from];
+    in.last_record_s = elapsed();
+    if (rec.error.empty()) {
+      ++sum.processed;
+      ++in.processed;
+      for (std::size_t i = 0; i < rec.stage_ms.size() && i < stage_ms.size(); ++i) {
+        stage_ms[i].add(rec.stage_ms[i]);
       }
-      if (progress) {
-        const double s = elapsed();
-        std::fprintf(stderr, "\r%lld/%s frames  %.1f fps ", static_cast<long long>(sum.read),
-                     total ? std::to_string(*total).c_str() : "?", s > 0 ? sum.read / s : 0.0);
+      latency_ms.add(rec.latency_ms);
+      in.latency_ms.add(rec.latency_ms);
+      if (rec.capture_latency_ms) {
+        capture_ms.add(*rec.capture_latency_ms);
+        in.capture_ms.add(*rec.capture_latency_ms);
+      }
+      if (rec.gpu_ms > 0) gpu_ms.add(rec.gpu_ms);
+      if (!rec.spans.empty()) {
+        if (timeline) timeline->add(rec);
+      }
+      spans.add(rec);
+      for (const auto& [name, img] : rec.images) {
+        if (std::find(saved.begin(), saved.end(), name) == saved.end()) continue;
+        write_image((images_dir(inputs[from].name) / frame_file_name(name, rec.index, img.format()))
+                        .string(),
+                    img.view());
+      }
+      if (video && from == 0) write_video(rec);
+    } else {
+      ++sum.failed;
+      ++in.failed;
+      std::fprintf(stderr, "jetpipe: %s\n", rec.error.c_str());
+      if (opt.strict && !sum.stopped_early) {
+        sum.stopped_early = true;
+        run.stop(true);  // the frames in flight still get their records
       }
     }
-  };
-
-  auto stop_requested = [&] {
-    const int v = opt.stop != nullptr ? opt.stop->load(std::memory_order_relaxed) : 0;
-    if (v != 0) sum.stopped_by = v;
-    return v != 0;
-  };
-  while (!sum.stopped_early && (opt.max_frames < 0 || sum.read < opt.max_frames) &&
-         !stop_requested()) {
-    Frame frame;
-    try {
-      if (!source->next(&frame)) {
-        stop_requested();  // a source waiting for a frame returns false to a stop request
-        break;
+    if (progress) {
+      std::optional<std::int64_t> total = 0;  // known when every input's is
+      for (std::size_t i = 0; i < inputs.size() && total; ++i) {
+        const std::optional<std::int64_t> t = sources.state(i).total;
+        total = t ? std::optional<std::int64_t>(*total + *t) : std::nullopt;
       }
-    } catch (const Error& e) {
-      sum.source_error = e.what();
-      sum.stopped_early = true;
-      break;
+      const double s = elapsed();
+      std::fprintf(stderr, "\r%lld/%s frames  %.1f fps ", static_cast<long long>(run.submitted()),
+                   total ? std::to_string(*total).c_str() : "?", s > 0 ? run.submitted() / s : 0.0);
     }
-    ++sum.read;
-    exec->submit(std::move(frame));
-    drain(false);
     board.sample(elapsed());
   }
-  while (exec->in_flight() > 0) drain(true);
+  sources.join();
   if (progress) std::fprintf(stderr, "\n");
-  sum.dropped = source->dropped();
+  sum.stopped_by = sources.stopped_by();
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    const InputState st = sources.state(i);
+    InputSummary is;
+    is.name = st.name;
+    is.uri = st.uri;
+    is.read = st.taken;
+    is.processed = per_input[i].processed;
+    is.failed = per_input[i].failed;
+    is.dropped = st.dropped;
+    is.ended = name(st.end);
+    is.error = st.error;
+    sum.read += is.read;
+    sum.dropped += is.dropped;
+    sum.stopped_early = sum.stopped_early || !is.error.empty();
+    sum.inputs.push_back(std::move(is));
+  }
+  sum.source_error = sources.first_error();
   std::string video_desc;
   if (video) {
     try {
@@ -352,18 +385,52 @@ RunSummary run_pipeline(const RunOptions& opt) {
   nlohmann::ordered_json s;
   s["version"] = JETPIPE_VERSION;
   s["config"] = cfg.file;
-  s["input"] = uri;
-  s["source"] = source->describe();
+  if (!several) {
+    s["input"] = inputs[0].uri;
+    s["source"] = sources.state(0).describe;
+  }
   s["frames"] = {{"read", sum.read},
                  {"processed", sum.processed},
                  {"failed", sum.failed},
                  {"dropped", sum.dropped}};
-  if (const std::optional<ReconnectStats> r = reconnect_stats(*source)) {
-    s["reconnects"] = reconnects_json(*r);
+  // A live input's reconnects (pipeline/io/reconnect.h): per input below; a run of one input also
+  // at the top.
+  auto reconnects_of = [&](std::size_t i) -> std::optional<ReconnectStats> {
+    const Source* src = sources.source(i);
+    return src ? reconnect_stats(*src) : std::nullopt;
+  };
+  if (!several) {
+    if (const std::optional<ReconnectStats> r = reconnects_of(0)) {
+      s["reconnects"] = reconnects_json(*r);
+    }
   }
   s["wall_time_s"] = sum.wall_s;
   s["fps"] = sum.wall_s > 0 ? static_cast<double>(sum.read) / sum.wall_s : 0.0;
   s["latency"] = spread(latency_ms);
+  if (capture_ms.count() > 0) s["capture_latency"] = spread(capture_ms);
+  nlohmann::ordered_json per = nlohmann::ordered_json::object();
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    const InputSummary& is = sum.inputs[i];
+    const InputState st = sources.state(i);
+    const PerInput& in = per_input[i];
+    nlohmann::ordered_json j;
+    j["uri"] = is.uri;
+    if (st.opened) j["source"] = st.describe;
+    j["frames"] = {{"read", is.read},
+                   {"processed", is.processed},
+                   {"failed", is.failed},
+                   {"dropped", is.dropped}};
+    j["fps"] = in.last_record_s > 0 ? static_cast<double>(is.read) / in.last_record_s : 0.0;
+    j["latency"] = spread(in.latency_ms);
+    if (in.capture_ms.count() > 0) j["capture_latency"] = spread(in.capture_ms);
+    if (const std::optional<ReconnectStats> r = reconnects_of(i)) {
+      j["reconnects"] = reconnects_json(*r);
+    }
+    j["ended"] = is.ended;
+    if (!is.error.empty()) j["error"] = is.error;
+    per[is.name] = std::move(j);
+  }
+  s["inputs"] = std::move(per);
   s["executor"] = exec->describe();
   if (gpu_ms.count() > 0) s["gpu_time"] = spread(gpu_ms);
   if (board.active()) s["board"] = board.summary();
@@ -392,6 +459,7 @@ RunSummary run_pipeline(const RunOptions& opt) {
   if (!opt.output_video.empty()) {
     s["output_video"] = {{"target", opt.output_video},
                          {"image", opt.output_image},
+                         {"input", inputs[0].name},
                          {"annotate", opt.annotate},
                          {"frames", sum.video_frames}};
     if (!video_desc.empty()) s["output_video"]["pipeline"] = video_desc;

@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: MIT
-// One run of a pipeline over a source, writing the contract files into an output folder:
-//   results.jsonl   one JSON object per input frame, in input order, flushed as it is written
-//   summary.json    counts, wall time, fps, per-stage p50/p99, platform; on a Jetson the board's
+// One run of a pipeline over its inputs (one or several, each read on its own thread:
+// pipeline/source_set.h), writing the contract files into an output folder:
+//   results.jsonl   one JSON object per input frame, each input's in that input's order (several
+//                   inputs interleave), flushed as it is written
+//   summary.json    counts, wall time, fps, latency and per-stage p50/p99, platform, and per
+//                   input its counts, fps, latencies and how it ended; on a Jetson the board's
 //                   power mode, clocks and temperatures over the run
-//   images/<name>_<frame:06>.<ext>   with save_images
+//   images/<name>_<frame:06>.<ext>   with save_images (several inputs: images/<input>/...)
 //   --timeline FILE: a Chrome trace (chrome://tracing, ui.perfetto.dev) of every frame's copies and
 //   stages per stream (CUDA executor)
 //   a video (output_video: FILE.mp4|mkv, display://, rtp://HOST:PORT, rtsp://[HOST]:PORT/PATH) of
@@ -14,15 +17,18 @@
 #include <atomic>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace jetpipe {
 
 struct RunOptions {
   std::string config;      // path of the YAML config
-  std::string input;       // overrides the config's input when set (relative to the cwd)
+  // Replace the config's input or inputs when given (relative paths: the cwd): each "URI" or
+  // "NAME=URI" (parse_input_arg, pipeline/config.h; unnamed: input<position>).
+  std::vector<std::string> inputs;
   std::string output_dir = "out";
   std::string platform;    // overrides the config's platform when set
-  std::int64_t max_frames = -1;
+  std::int64_t max_frames = -1;  // per input
   bool save_images = false;
   bool strict = false;     // stop at the first failed frame
   bool progress = false;   // frames done/total and fps on stderr
@@ -41,11 +47,22 @@ struct RunOptions {
   const std::atomic<int>* stop = nullptr;
 };
 
-struct RunSummary {
+// One input of a run: its counts and how it ended.
+struct InputSummary {
+  std::string name, uri;
   std::int64_t read = 0, processed = 0, failed = 0, dropped = 0;
+  std::string ended;  // "end", "error", "open_failed", "stopped", "max_frames" (InputEnd)
+  std::string error;  // why it failed ("" unless ended is error or open_failed)
+};
+
+struct RunSummary {
+  std::int64_t read = 0, processed = 0, failed = 0, dropped = 0;  // every input's together
   double wall_s = 0;
-  bool stopped_early = false;  // --strict stopped the run, or the source failed
-  std::string source_error;    // the source could not go on
+  bool stopped_early = false;  // --strict stopped the run, or an input failed
+  // An input could not go on (or be opened while others ran): its error, after "NAME: " when
+  // the run has several inputs; the first such input's.
+  std::string source_error;
+  std::vector<InputSummary> inputs;  // in the order given
   std::int64_t video_frames = 0;
   std::string output_error;  // the video output failed (the results are complete)
   int stopped_by = 0;        // RunOptions::stop's value when it ended the run; 0 otherwise

@@ -139,6 +139,42 @@ const BadCase kBad[] = {
      "a key must be a plain name, not a map"},
     {"list_key_outputs", "stages: [{type: to_gray}]\noutputs: {[a]: 1}\n", "bad.yaml:2:11",
      "a key must be a plain name, not a list"},
+    // Several inputs (`inputs:`): names become folder names and record keys.
+    {"input_and_inputs", "input: a\ninputs: [{name: x, uri: b}]\nstages: [{type: to_gray}]\n",
+     "bad.yaml:2:9", "inputs: and input: (line 1) together"},
+    {"inputs_empty", "inputs: []\nstages: [{type: to_gray}]\n", "bad.yaml:1:9",
+     "inputs: must be a non-empty list"},
+    {"inputs_not_list", "inputs: frames://a\nstages: [{type: to_gray}]\n", "bad.yaml:1:9",
+     "inputs: must be a non-empty list"},
+    {"input_not_map", "inputs:\n  - frames://a\nstages: [{type: to_gray}]\n", "bad.yaml:2:5",
+     "inputs[0]: must be a map with name and uri"},
+    {"input_no_name", "inputs:\n  - {uri: a}\nstages: [{type: to_gray}]\n", "bad.yaml:2:5",
+     "inputs[0]: name: is required"},
+    {"input_no_uri", "inputs:\n  - {name: a}\nstages: [{type: to_gray}]\n", "bad.yaml:2:5",
+     "inputs[0]: uri: is required"},
+    {"input_bad_name", "inputs:\n  - {name: ../cam, uri: a}\nstages: [{type: to_gray}]\n",
+     "bad.yaml:2:12", "inputs[0].name: '../cam' is not a valid name"},
+    {"input_duplicate_name",
+     "inputs:\n  - {name: cam, uri: a}\n  - {name: b, uri: b}\n  - {name: cam, uri: c}\n"
+     "stages: [{type: to_gray}]\n",
+     "bad.yaml:4:12", "inputs[2].name: 'cam' is already the name of the input at bad.yaml:2:5"},
+    {"input_unknown_key", "inputs:\n  - {name: a, uri: a, qeue: 2}\nstages: [{type: to_gray}]\n",
+     "bad.yaml:2:23", "inputs[0]: unknown key 'qeue' (valid keys: name, uri, reconnect, queue,"},
+    {"input_queue_range", "inputs:\n  - {name: a, uri: a, queue: 0}\nstages: [{type: to_gray}]\n",
+     "bad.yaml:2:30", "inputs[0]: queue: must be an integer in 1..64"},
+    {"input_timeout_type",
+     "inputs:\n  - {name: a, uri: a, timeout_s: soon}\nstages: [{type: to_gray}]\n",
+     "bad.yaml:2:34", "inputs[0]: timeout_s: must be a number in 0.1..3600"},
+    {"input_reconnect_not_map",
+     "inputs:\n  - {name: a, uri: a, reconnect: 3}\nstages: [{type: to_gray}]\n", "bad.yaml:2:34",
+     "inputs[0].reconnect: must be a map"},
+    {"input_reconnect_key",
+     "inputs:\n  - {name: a, uri: a, reconnect: {tries: 3}}\nstages: [{type: to_gray}]\n",
+     "bad.yaml:2:35", "unknown key 'tries' in inputs[0].reconnect (valid keys: attempts,"},
+    {"input_reconnect_delays",
+     "inputs:\n  - {name: a, uri: a, reconnect: {delay_ms: 900, max_delay_ms: 100}}\n"
+     "stages: [{type: to_gray}]\n",
+     "bad.yaml:2:64", "inputs[0].reconnect.max_delay_ms: must be an integer in 900..3600000"},
 };
 
 // The reproducer: a 100 kB config whose kernel rows are 5,000 aliases of one 5,000-entry row
@@ -243,6 +279,101 @@ TEST(ConfigParse, ReconnectKeys) {
   const PipelineConfig slow = parse_config("reconnect: {delay_ms: 20000}\n" + stages, "d.yaml");
   EXPECT_EQ(slow.reconnect.delay_s, 20);
   EXPECT_EQ(slow.reconnect.max_delay_s, 20);
+  // The top level is every input's policy; an input's own keys override it key by key.
+  const PipelineConfig in = parse_config(
+      "reconnect: {attempts: 3, delay_ms: 250}\n"
+      "inputs:\n  - {name: a, uri: a}\n  - {name: b, uri: b, reconnect: {attempts: 7}}\n" +
+          stages,
+      "e.yaml");
+  ASSERT_EQ(in.inputs.size(), 2u);
+  EXPECT_EQ(in.inputs[0].reconnect.attempts, 3);
+  EXPECT_EQ(in.inputs[0].reconnect.delay_s, 0.25);
+  EXPECT_EQ(in.inputs[1].reconnect.attempts, 7);
+  EXPECT_EQ(in.inputs[1].reconnect.delay_s, 0.25);
+  const PipelineConfig one = parse_config("reconnect: {attempts: 2}\ninput: x\n" + stages, "f.yaml");
+  EXPECT_EQ(one.inputs.at(0).reconnect.attempts, 2);
+}
+
+TEST(ConfigParse, InputsAreNamedWithTheirKeys) {
+  const PipelineConfig c = parse_config(
+      "inputs:\n"
+      "  - {name: cam0, uri: \"frames://a\"}\n"
+      "  - {name: cam.1, uri: \"rtsp://h/s\", queue: 8, timeout_s: 2.5,\n"
+      "     reconnect: {attempts: 3, delay_ms: 250, max_delay_ms: 1000}}\n"
+      "  - {name: clip, uri: b.y4m, reconnect: {attempts: 0}}\n"
+      "stages: [{type: to_gray}]\n",
+      "ok.yaml", "/base");
+  EXPECT_TRUE(c.input.empty());
+  ASSERT_EQ(c.inputs.size(), 3u);
+  const SourceOptions d;
+  const ReconnectPolicy r;
+  EXPECT_EQ(c.inputs[0].name, "cam0");
+  EXPECT_EQ(c.inputs[0].uri, "frames:///base/a");  // relative to the config's folder
+  EXPECT_TRUE(c.inputs[0].named);
+  EXPECT_EQ(c.inputs[0].where, "ok.yaml:2:5");
+  EXPECT_EQ(c.inputs[0].queue, d.queue);  // left out: SourceOptions' defaults
+  EXPECT_EQ(c.inputs[0].timeout_s, d.timeout_s);
+  EXPECT_EQ(c.inputs[0].reconnect.attempts, r.attempts);
+  EXPECT_EQ(c.inputs[0].reconnect.delay_s, r.delay_s);
+  EXPECT_EQ(c.inputs[0].reconnect.max_delay_s, r.max_delay_s);
+  EXPECT_EQ(c.inputs[1].uri, "rtsp://h/s");  // not a path: as given
+  EXPECT_EQ(c.inputs[1].queue, 8);
+  EXPECT_EQ(c.inputs[1].timeout_s, 2.5);
+  EXPECT_EQ(c.inputs[1].reconnect.attempts, 3);
+  EXPECT_EQ(c.inputs[1].reconnect.delay_s, 0.25);
+  EXPECT_EQ(c.inputs[1].reconnect.max_delay_s, 1.0);
+  EXPECT_EQ(c.inputs[2].uri, "/base/b.y4m");
+  EXPECT_EQ(c.inputs[2].reconnect.attempts, 0);
+  EXPECT_EQ(c.inputs[2].reconnect.delay_s, r.delay_s);
+  // Per-input keys reach the source's options; the rest of the base stays.
+  SourceOptions base;
+  base.colour = false;
+  const SourceOptions o = c.inputs[1].options(base);
+  EXPECT_EQ(o.queue, 8);
+  EXPECT_EQ(o.timeout_s, 2.5);
+  EXPECT_EQ(o.reconnect.attempts, 3);
+  EXPECT_FALSE(o.colour);
+
+  // `input:` is the one input, named by its position and not named by the user.
+  const PipelineConfig one =
+      parse_config("input: x\nstages: [{type: to_gray}]\n", "one.yaml", "/b");
+  ASSERT_EQ(one.inputs.size(), 1u);
+  EXPECT_EQ(one.inputs[0].name, default_input_name(0));
+  EXPECT_EQ(one.inputs[0].name, "input0");
+  EXPECT_EQ(one.inputs[0].uri, "/b/x");
+  EXPECT_FALSE(one.inputs[0].named);
+  EXPECT_TRUE(parse_config("stages: [{type: to_gray}]\n", "none.yaml").inputs.empty());
+}
+
+TEST(ConfigParse, CommandLineInputsAreNamedOrNumbered) {
+  const std::vector<InputConfig> in = parse_input_args(
+      {"cam=v4l2:///dev/video0", "test://noise?w=64&h=48", "dir/a=b", "x.y-1=frames://f", "c=d=e"});
+  ASSERT_EQ(in.size(), 5u);
+  EXPECT_EQ(in[0].name, "cam");
+  EXPECT_EQ(in[0].uri, "v4l2:///dev/video0");
+  EXPECT_TRUE(in[0].named);
+  EXPECT_EQ(in[1].name, "input1");  // '=' in the query: the whole is the URI
+  EXPECT_EQ(in[1].uri, "test://noise?w=64&h=48");
+  EXPECT_FALSE(in[1].named);
+  EXPECT_EQ(in[2].name, "input2");  // "dir/a" is no name
+  EXPECT_EQ(in[2].uri, "dir/a=b");
+  EXPECT_EQ(in[3].name, "x.y-1");
+  EXPECT_EQ(in[4].name, "c");
+  EXPECT_EQ(in[4].uri, "d=e");
+  auto error_of = [](const std::vector<std::string>& args) -> std::string {
+    try {
+      parse_input_args(args);
+    } catch (const Error& e) {
+      EXPECT_EQ(e.kind(), ErrorKind::kConfig);
+      return e.what();
+    }
+    return "";
+  };
+  EXPECT_NE(error_of({"a=x", "a=y"}).find("the name 'a' is given twice"), std::string::npos);
+  EXPECT_NE(error_of({"input1=x", "y"}).find("the name 'input1' is given twice"),
+            std::string::npos);
+  EXPECT_NE(error_of({"cam="}).find("--input 'cam=': no URI"), std::string::npos);
+  EXPECT_NE(error_of({""}).find("no URI"), std::string::npos);
 }
 
 TEST(ConfigParse, ShippedConfigsAreValid) {

@@ -185,7 +185,7 @@ TEST(WriteImage, SaveImagesOfTheFrameInEveryLayout) {
     const std::string uri = std::string("test://blobs?w=45&h=31&frames=2&format=") + to_string(f);
     RunOptions o;
     o.config = dir / "c.yaml";
-    o.input = uri;
+    o.inputs = {uri};
     o.output_dir = dir / to_string(f);
     const RunSummary s = run_pipeline(o);
     EXPECT_EQ(s.processed, 2) << uri;

@@ -410,10 +410,10 @@ TEST_F(Gst, ClipAsVideoEqualsItsFramesAsFiles) {
 
     RunOptions video;
     video.config = cfg;
-    video.input = "file://" + clip;
+    video.inputs = {"file://" + clip};
     video.output_dir = path("out_video");
     RunOptions files = video;
-    files.input = "frames://" + frames;
+    files.inputs = {"frames://" + frames};
     files.output_dir = path("out_files");
     const RunSummary a = run_pipeline(video);
     const RunSummary b = run_pipeline(files);
@@ -425,6 +425,10 @@ TEST_F(Gst, ClipAsVideoEqualsItsFramesAsFiles) {
     ASSERT_EQ(rb.size(), 12u);
     for (std::size_t i = 0; i < ra.size(); ++i) {
       EXPECT_EQ(ra[i]["source"].get<std::string>().rfind("clip.mkv#" + std::to_string(i), 0), 0u);
+      // The buffer's timestamp: the frame's position in the 30 fps clip (files have none).
+      EXPECT_NEAR(ra[i].value("pts_s", -1.0), static_cast<double>(i) / 30, 1e-3) << "frame " << i;
+      EXPECT_FALSE(rb[i].contains("pts_s"));
+      ra[i].erase("pts_s");
       ra[i].erase("source");
       rb[i].erase("source");
       EXPECT_EQ(ra[i], rb[i]) << "frame " << i;
@@ -438,7 +442,7 @@ TEST_F(Gst, OutputVideoIsPlayableWithEveryFrame) {
   for (const char* name : {"out.mp4", "out.mkv"}) {
     RunOptions o;
     o.config = config("c.yaml", kFull);
-    o.input = "test://blobs?w=160&h=120&frames=9";
+    o.inputs = {"test://blobs?w=160&h=120&frames=9"};
     o.output_dir = path("run");
     o.output_video = path(name);
     o.output_image = "blur";  // a stage's image (GRAY8)
@@ -523,7 +527,7 @@ TEST_F(Gst, OutputVideoTargetsCheckedBeforeAnythingIsWritten) {
   const std::string out = path("never");
   RunOptions o;
   o.config = cfg;
-  o.input = "test://noise?frames=2";
+  o.inputs = {"test://noise?frames=2"};
   o.output_dir = out;
   o.output_video = path("x.avi");
   EXPECT_THROW(run_pipeline(o), Error);
@@ -584,7 +588,7 @@ TEST_F(Gst, EndOfStreamFlushesEveryFrame) {
   REQUIRE_GST("videotestsrc", "videoconvert", "appsink");
   RunOptions o;
   o.config = config("c.yaml", kFull);
-  o.input = "test://ball?w=96&h=64&frames=17";
+  o.inputs = {"test://ball?w=96&h=64&frames=17"};
   o.output_dir = path("run");
   const RunSummary s = run_pipeline(o);
   EXPECT_EQ(s.read, 17);
@@ -689,7 +693,7 @@ TEST_F(Gst, LiveSourceDropsOldestWhenBehind) {
   // Through the runner: drops reach summary.json.
   RunOptions o;
   o.config = config("c.yaml", kFull);
-  o.input = "test://smpte?w=640&h=480&fps=1000&live=true&frames=200";
+  o.inputs = {"test://smpte?w=640&h=480&fps=1000&live=true&frames=200"};
   o.output_dir = path("run");
   const RunSummary s = run_pipeline(o);
   EXPECT_GT(s.dropped, 0);

@@ -462,6 +462,8 @@ TEST(Y4mSource, ReadsLumaOfEveryChromaLayout) {
     for (int k = 0; k < 3; ++k) {
       expect_luma(frames[k], 5, 3, k);
       EXPECT_EQ(frames[k].source, "clip.y4m#" + std::to_string(k));
+      ASSERT_TRUE(frames[k].pts_s.has_value());  // its position: index / the header's 25 fps
+      EXPECT_DOUBLE_EQ(*frames[k].pts_s, k / 25.0);
     }
   }
 }

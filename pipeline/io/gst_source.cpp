@@ -498,6 +498,29 @@ class GstSource final : public Source {
     cv_.notify_all();
   }
 
+  // When a buffer was captured, on the steady clock: its PTS as running time (the sample's
+  // segment) plus the pipeline's base time is the pipeline clock's reading at capture, so the
+  // capture was (clock now − that) ago. Meaningful for live sources only (a file's PTS is a
+  // position, not a time); empty without a clock or a timestamp.
+  std::optional<Clock::time_point> capture_time(GstSample* sample, GstClockTime pts) const {
+    const GstSegment* seg = gst_sample_get_segment(sample);
+    if (!GST_CLOCK_TIME_IS_VALID(pts) || seg == nullptr || seg->format != GST_FORMAT_TIME) {
+      return std::nullopt;
+    }
+    const guint64 running = gst_segment_to_running_time(seg, GST_FORMAT_TIME, pts);
+    GstClock* clock = gst_element_get_clock(pipeline_);
+    if (clock == nullptr || !GST_CLOCK_TIME_IS_VALID(running)) {
+      if (clock != nullptr) gst_object_unref(clock);
+      return std::nullopt;
+    }
+    const GstClockTime now = gst_clock_get_time(clock);
+    const Clock::time_point steady_now = Clock::now();
+    gst_object_unref(clock);
+    const GstClockTime at = gst_element_get_base_time(pipeline_) + running;
+    // A timestamp ahead of the clock (a source's latency compensation) counts as now.
+    return steady_now - std::chrono::nanoseconds(now > at ? now - at : 0);
+  }
+
   // Streaming thread: one copy into a frame, then the bounded queue.
   GstFlowReturn take_sample(GstAppSink* sink) {
     GstSample* sample = gst_app_sink_pull_sample(sink);
@@ -531,6 +554,7 @@ class GstSource final : public Source {
       }
       pts = GST_BUFFER_PTS(buf);
     }
+    const std::optional<Clock::time_point> captured = capture_time(sample, pts);
     gst_sample_unref(sample);
 
     std::unique_lock<std::mutex> lk(m_);
@@ -553,9 +577,11 @@ class GstSource final : public Source {
     f.source = name_ + "#" + std::to_string(f.index);
     if (GST_CLOCK_TIME_IS_VALID(pts)) {
       f.source += " t=" + std::to_string((pts + GST_MSECOND / 2) / GST_MSECOND);
+      f.pts_s = static_cast<double>(pts) / GST_SECOND;
     }
     f.image = std::move(img);
     if (live_) {
+      f.capture = captured;
       while (queue_.size() >= capacity_) {
         queue_.pop_front();
         ++dropped_;

@@ -59,6 +59,7 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -106,6 +107,14 @@ struct DeviceFrame {
 struct Frame {
   std::int64_t index = 0;  // 0-based position in the input
   std::string source;      // the frame file's name, or a timestamp / position for video and tests
+  std::string input;       // the name of the input it came from (several inputs); may be empty
+  // Where the frame sits in its stream, in seconds, when the source knows it: a video's buffer
+  // timestamp (GStreamer PTS, OpenCV's position), a y4m frame's index / its frame rate.
+  std::optional<double> pts_s;
+  // When it was captured, on the steady clock, for live sources that know it (a GStreamer live
+  // source: the buffer's PTS + the pipeline's base time on the pipeline's clock): the start of
+  // the capture → record latency.
+  std::optional<std::chrono::steady_clock::time_point> capture;
   HostImage image;         // empty when error is set or the frame is in device memory
   std::shared_ptr<const DeviceFrame> device;  // set: the frame is in device memory (image empty)
   std::string error;       // why this frame could not be read (the run goes on)

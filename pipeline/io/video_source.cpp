@@ -63,6 +63,7 @@ class VideoCaptureSource : public Source {
     const double ms = cap_.get(cv::CAP_PROP_POS_MSEC);
     frame->index = i;
     frame->source = name_ + "#" + std::to_string(i) + " t=" + std::to_string(std::llround(ms));
+    frame->pts_s = ms / 1000.0;
     frame->error.clear();
     // VideoCapture decodes into a Mat of its own: one copy (or the colour conversion) into the
     // allocator's image, through a Mat header honouring its pitch.

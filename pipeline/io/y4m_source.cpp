@@ -75,6 +75,9 @@ class Y4mSource : public Source {
     const std::int64_t i = index_++;
     frame->index = i;
     frame->source = name_ + "#" + std::to_string(i);
+    // The frame's position in the file: its index over the header's frame rate.
+    frame->pts_s =
+        frame_s_ > 0 ? std::optional<double>(static_cast<double>(i) * frame_s_) : std::nullopt;
     frame->image = HostImage();
     frame->error.clear();
     std::string line;
@@ -160,9 +163,16 @@ class Y4mSource : public Source {
         case 'C':
           chroma_ = value;
           break;
-        case 'F':
+        case 'F': {
           fps_ = value;
+          const std::size_t colon = value.find(':');
+          long long num = 0, den = 0;
+          if (colon != std::string::npos && parse_int(value.substr(0, colon), &num) &&
+              parse_int(value.substr(colon + 1), &den) && num > 0 && den > 0) {
+            frame_s_ = static_cast<double>(den) / static_cast<double>(num);
+          }
           break;
+        }
         default:
           break;  // I (interlacing), A (aspect), X (extensions) and unknown tags: ignored
       }
@@ -206,6 +216,7 @@ class Y4mSource : public Source {
   std::uint64_t size_ = 0;
   int width_ = 0, height_ = 0;
   std::string chroma_, fps_;
+  double frame_s_ = 0;  // seconds a frame (the F tag), 0: no valid rate
   std::uint64_t luma_bytes_ = 0, frame_bytes_ = 0;
   std::optional<std::int64_t> total_;
   std::int64_t index_ = 0;

@@ -27,6 +27,10 @@ struct StreamBenchOptions {
   // the frame) taken in turn within each round, so that slow drift of the machine falls on all
   // alike: for side-by-side latency comparisons.
   int interleave = 0;
+  // Not empty: instead of the strategies, N inputs at once for each N (cmd_bench_sources), under
+  // `platform` (empty: the config's).
+  std::vector<int> sources;
+  std::string platform;
 };
 // jetpipe tune: every strategy, strip count, frames in flight, graphs and result memory on this
 // device with the config's pipeline and frames; the fastest written as a platform profile.
@@ -47,6 +51,8 @@ struct SourceBenchOptions {
 
 int cmd_info();
 int cmd_bench_pipeline(const StreamBenchOptions& options);
+// jetpipe bench pipeline --sources N,...: several inputs through one executor (sources_bench.cpp).
+int cmd_bench_sources(const StreamBenchOptions& options);
 int cmd_bench_source(const SourceBenchOptions& options);
 int cmd_tune(const TuneOptions& options);
 int cmd_stages();

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 // jetpipe: run a pipeline over frames, inspect the build and devices, run the regression suite.
 // Exit codes: 0 success; 1 runtime failure (also: the video output failed; results are complete);
-// 2 bad config or command line (nothing written); 3 bad input (the source cannot be opened or
-// stopped mid-stream, or frames failed: their records say why); 128 + the signal's number (130
+// 2 bad config or command line (nothing written); 3 bad input (an input cannot be opened or
+// stopped mid-stream, or frames failed: their records say why; with several inputs the others
+// ran to their end); 128 + the signal's number (130
 // SIGINT, 143 SIGTERM, 129 SIGHUP) when a signal stopped `run` (its records and summary are
 // complete); a second signal ends the process at once.
 #include <CLI/CLI.hpp>
@@ -57,16 +58,19 @@ int main(int argc, char** argv) {
   jetpipe::RunOptions run;
   CLI::App* run_cmd = app.add_subcommand("run", "Run a pipeline over an input");
   run_cmd->add_option("--config", run.config, "Pipeline YAML file")->required();
-  run_cmd->add_option("--input", run.input,
-                      "Input URI: frames://DIR, a glob, file://x.y4m, file://video, test://NAME, "
-                      "v4l2:///dev/videoN, csi://N, rtsp://..., rtp://[HOST]:PORT, gst://... ! "
-                      "appsink (overrides the config's input)");
+  run_cmd
+      ->add_option("--input", run.inputs,
+                   "Input URI or NAME=URI, once per input (several: each read on its own thread): "
+                   "frames://DIR, a glob, file://x.y4m, file://video, test://NAME, "
+                   "v4l2:///dev/videoN, csi://N, rtsp://..., rtp://[HOST]:PORT, gst://... ! "
+                   "appsink (replaces the config's input or inputs; unnamed: input0, input1, ...)")
+      ->allow_extra_args(false);
   run_cmd->add_option("--output-dir", run.output_dir, "Folder for results.jsonl, summary.json, "
                                                       "images/")
       ->capture_default_str();
   run_cmd->add_option("--platform", run.platform, "auto, a profile name in platforms/, or a file "
                                                   "(overrides the config's platform)");
-  run_cmd->add_option("--max-frames", run.max_frames, "Stop after N frames")
+  run_cmd->add_option("--max-frames", run.max_frames, "Stop each input after N frames")
       ->check(CLI::NonNegativeNumber);
   run_cmd->add_flag("--save-images", run.save_images,
                     "Save image outputs as images/<name>_<frame>.png");
@@ -111,6 +115,17 @@ int main(int argc, char** argv) {
   bench_pipe->add_option("--filter", bench.filter,
                          "Only the settings whose label (as printed) contains this text (or any "
                          "of its '|'-separated parts)");
+  bench_pipe
+      ->add_option("--sources", bench.sources,
+                   "Several inputs instead of the strategies: for each N of the comma-separated "
+                   "list, N inputs of frames in memory at once, each on its own thread (as `run` "
+                   "reads several inputs), through the config's profile: aggregate fps against "
+                   "the PCIe floor, per-input fps and read-to-record latency p50/p99")
+      ->delimiter(',')
+      ->check(CLI::Range(1, 64));
+  bench_pipe->add_option("--platform", bench.platform,
+                         "With --sources: the profile (auto, a name or a file; default the "
+                         "config's)");
   bench_pipe->add_option("--interleave", bench.interleave,
                          "Only single-frame latency: this many rounds, each taking one frame of "
                          "every selected setting and one H2D of the frame in turn (side by side)")
@@ -136,8 +151,10 @@ int main(int argc, char** argv) {
   CLI::App* tune_cmd = app.add_subcommand(
       "tune", "Measure every memory strategy, strip count, frames in flight, graphs and result "
               "memory with a config's pipeline and frames; write the fastest as a profile");
-  tune_cmd->add_option("--config", tune.config, "The pipeline (its input's first 8 frames are "
-                                                "used, else synthetic 1080p)")
+  tune_cmd
+      ->add_option("--config", tune.config,
+                   "The pipeline (its first input's first 8 frames are "
+                   "used, else synthetic 1080p)")
       ->required();
   tune_cmd->add_option("--output", tune.output, "Where the profile goes")->capture_default_str();
   tune_cmd->add_option("--frames", tune.frames, "Frames per run")
@@ -182,7 +199,12 @@ int main(int argc, char** argv) {
       }
       std::fprintf(stderr, " in %.2f s -> %s\n", s.wall_s, run.output_dir.c_str());
       if (!s.source_error.empty()) {
-        std::fprintf(stderr, "jetpipe: input stopped: %s\n", s.source_error.c_str());
+        for (const jetpipe::InputSummary& in : s.inputs) {
+          if (in.error.empty()) continue;
+          std::fprintf(stderr, "jetpipe: input %s%s: %s\n", in.name.c_str(),
+                       in.ended == "open_failed" ? " could not be opened" : " stopped",
+                       in.error.c_str());
+        }
         return 3;
       }
       if (!s.output_error.empty()) return 1;  // reported when it happened
@@ -198,6 +220,7 @@ int main(int argc, char** argv) {
       if (!jetpipe::tools::parse_size_list(bench_sizes, &bench.sizes, &bad)) {
         throw jetpipe::config_error("--sizes: '" + bad + "' is not WxH");
       }
+      if (!bench.sources.empty()) return jetpipe::cli::cmd_bench_sources(bench);
       return jetpipe::cli::cmd_bench_pipeline(bench);
     }
     if (*bench_src) {

@@ -15,13 +15,13 @@
 #include <cstring>
 #include <fstream>
 #include <nlohmann/json.hpp>
-#include <random>
 #include <sstream>
 
 #include "core/error.h"
 #include "pipeline/config.h"
 #include "pipeline/executor.h"
 #include "pipeline/io/source.h"
+#include "tools/cli/bench_util.h"
 #include "tools/cli/commands.h"
 
 #if JETPIPE_HAVE_CUDA
@@ -34,50 +34,6 @@ namespace jetpipe::cli {
 
 #if JETPIPE_HAVE_CUDA
 namespace {
-
-using Clock = std::chrono::steady_clock;
-
-double ms_since(Clock::time_point t0) {
-  return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
-}
-
-
-// Pinned copy bandwidths (GB/s) of `bytes` one way, median of 10, and of a frame-sized H2D.
-struct Bandwidth {
-  double h2d_gbps = 0, d2h_gbps = 0;
-};
-Bandwidth measure_pinned(std::size_t bytes) {
-  void *h = nullptr, *d = nullptr;
-  JP_CUDA(cudaHostAlloc(&h, bytes, cudaHostAllocDefault));
-  JP_CUDA(cudaMalloc(&d, bytes));
-  std::memset(h, 1, bytes);
-  cudaStream_t s;
-  JP_CUDA(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
-  cudaEvent_t a, b;
-  JP_CUDA(cudaEventCreate(&a));
-  JP_CUDA(cudaEventCreate(&b));
-  auto time = [&](cudaMemcpyKind kind) {
-    std::vector<double> v;
-    for (int i = 0; i < 12; ++i) {
-      JP_CUDA(cudaEventRecord(a, s));
-      JP_CUDA(kind == cudaMemcpyHostToDevice ? cudaMemcpyAsync(d, h, bytes, kind, s)
-                                             : cudaMemcpyAsync(h, d, bytes, kind, s));
-      JP_CUDA(cudaEventRecord(b, s));
-      JP_CUDA(cudaEventSynchronize(b));
-      float ms = 0;
-      JP_CUDA(cudaEventElapsedTime(&ms, a, b));
-      if (i >= 2) v.push_back(static_cast<double>(bytes) / (ms * 1e6));
-    }
-    return percentile(v, 0.5);
-  };
-  Bandwidth bw{time(cudaMemcpyHostToDevice), time(cudaMemcpyDeviceToHost)};
-  cudaEventDestroy(a);
-  cudaEventDestroy(b);
-  cudaStreamDestroy(s);
-  cudaFree(d);
-  cudaFreeHost(h);
-  return bw;
-}
 
 // One frame's H2D copy alone from pinned memory, synchronized: what single frames are compared
 // with.
@@ -136,19 +92,6 @@ Frame memory_frame(const PlatformProfile& profile, const std::vector<HostImage>&
   return f;
 }
 
-// Frames for a run: `images` (any memory), copied into the executor's frame pool when it has one,
-// so the timed loop has no staging copy (as sources that decode into the pool).
-std::vector<HostImage> pool_frames(const Executor& exec, const std::vector<HostImage>& images) {
-  const ImageAllocator alloc = exec.allocator();
-  std::vector<HostImage> out;
-  for (const HostImage& img : images) {
-    HostImage f = allocate_image(alloc, img.width(), img.height(), img.format());
-    copy_image(img.view(), f.view());
-    out.push_back(std::move(f));
-  }
-  return out;
-}
-
 struct Measured {
   PlatformProfile profile;
   std::string executor;
@@ -158,29 +101,6 @@ struct Measured {
   double single_gpu_ms = 0;  // the single frame's GPU span (first to last event)
   std::string error;
 };
-
-// The frames in device memory (cudaMallocPitch), as device frames ready now: what a decoder or a
-// caller holding frames on the GPU hands over.
-struct DeviceFrames {
-  std::vector<std::shared_ptr<void>> memory;
-  std::vector<std::shared_ptr<const DeviceFrame>> frames;
-};
-DeviceFrames device_frames(const std::vector<HostImage>& images) {
-  DeviceFrames d;
-  for (const HostImage& img : images) {
-    const ImageView h = img.view();
-    void* p = nullptr;
-    std::size_t pitch = 0;
-    JP_CUDA(cudaMallocPitch(&p, &pitch, h.row_bytes(), static_cast<std::size_t>(h.height)));
-    d.memory.emplace_back(p, [](void* q) { cudaFree(q); });
-    JP_CUDA(cudaMemcpy2D(p, pitch, h.data, h.pitch, h.row_bytes(),
-                         static_cast<std::size_t>(h.height), cudaMemcpyHostToDevice));
-    DeviceFrame f;
-    f.view = make_view(static_cast<std::uint8_t*>(p), h.width, h.height, h.format, pitch);
-    d.frames.push_back(std::make_shared<const DeviceFrame>(std::move(f)));
-  }
-  return d;
-}
 
 // `device`: the frames are given as device frames (no copy in).
 Measured measure(const PipelineConfig& cfg, const PlatformProfile& profile,
@@ -402,49 +322,11 @@ void interleaved_single(const PipelineConfig& cfg, const std::vector<PlatformPro
   }
 }
 
-// Random BGR frames with some structure (blobs on noise), distinct per index.
-std::vector<HostImage> synthetic_frames(int w, int h, int n) {
-  std::vector<HostImage> out;
-  std::mt19937 rng(1234);
-  for (int i = 0; i < n; ++i) {
-    HostImage img(w, h, PixelFormat::kBgr8);
-    const ImageView v = img.view();
-    for (int y = 0; y < h; ++y) {
-      std::uint8_t* r = v.row<std::uint8_t>(y);
-      for (int x = 0; x < w; ++x) {
-        const int base = ((x / 64 + y / 64 + i) % 2) ? 180 : 60;
-        for (int c = 0; c < 3; ++c) r[3 * x + c] = static_cast<std::uint8_t>(base + (rng() % 32));
-      }
-    }
-    out.push_back(std::move(img));
-  }
-  return out;
-}
-
-// Frame bytes in and the result bytes out of one frame for the pipeline (the PCIe floor).
-double frame_bytes_out(const PipelineConfig& cfg) {
-  double out = 0;
-  for (const auto& s : cfg.stages) {
-    if (s->type() == "histogram") out += 256 * 8;
-    if (s->type() == "stats") out += 64;
-    if (s->type() == "threshold") out += 8;
-    if (s->type() == "detect") out += 16 + 12 * 1000;  // max_detections at most the default
-  }
-  return out;
-}
-
 }  // namespace
 
 int cmd_bench_pipeline(const StreamBenchOptions& o) {
   const PipelineConfig cfg = load_config(o.config);
-  // The bus's capacity: the best of three medians (a median taken while something else used the
-  // bus would lower the floor and flatter every strategy).
-  Bandwidth bw;
-  for (int i = 0; i < 3; ++i) {
-    const Bandwidth b = measure_pinned(64u << 20);
-    bw.h2d_gbps = std::max(bw.h2d_gbps, b.h2d_gbps);
-    bw.d2h_gbps = std::max(bw.d2h_gbps, b.d2h_gbps);
-  }
+  const Bandwidth bw = best_pinned_bandwidth();
   cudaDeviceProp props{};
   int dev = 0;
   JP_CUDA(cudaGetDevice(&dev));
@@ -596,16 +478,18 @@ int cmd_bench_pipeline(const StreamBenchOptions& o) {
 
 int cmd_tune(const TuneOptions& o) {
   const PipelineConfig cfg = load_config(o.config);
-  // The config's own frames (up to 8, held in memory), or synthetic 1080p BGR frames.
+  // The config's own frames (up to 8 of its first input, held in memory), or synthetic 1080p BGR
+  // frames.
   std::vector<HostImage> frames;
   std::string frames_from = "synthetic 1920x1080 BGR";
+  const std::string input = cfg.inputs.empty() ? "" : cfg.inputs[0].uri;
   try {
-    std::unique_ptr<Source> src = open_source(cfg.input);
+    std::unique_ptr<Source> src = open_source(input);
     Frame f;
     while (frames.size() < 8 && src->next(&f)) {
       if (f.error.empty()) frames.push_back(f.image);
     }
-    if (!frames.empty()) frames_from = cfg.input + " (" + std::to_string(frames.size()) + " frames)";
+    if (!frames.empty()) frames_from = input + " (" + std::to_string(frames.size()) + " frames)";
   } catch (const Error&) {
   }
   if (frames.empty()) frames = synthetic_frames(1920, 1080, 8);
