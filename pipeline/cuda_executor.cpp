@@ -8,14 +8,11 @@
 //                   for are written straight into mapped buffers; intermediates in device memory
 //   managed         frames and images asked for in managed memory, attached to the frame's stream
 //                   while it runs, prefetched where the device supports it
-// F frames in flight of each frame shape (size and format), each in its own slot: streams, events,
-// device images and stage twins; frames of several inputs of other shapes run side by side in
-// slots of their own, up to kShapesKept shapes (then the least recently used shape's slots take
-// the new one). A stage's strip k starts once the rows it reads ([y0 − halo, y1 + halo) of its
-// input) have been written: it waits on the events of the producing strips on other streams.
-// Passes of a stage are joined on the slot's main stream, where the merges run (per-frame work
-// after all strips). No device-wide synchronization in steady state; records come back in input
-// order.
+// F frames in flight, each in its own slot: streams, events, device images and stage twins. A
+// stage's strip k starts once the rows it reads ([y0 − halo, y1 + halo) of its input) have been
+// written: it waits on the events of the producing strips on other streams. Passes of a stage are
+// joined on the slot's main stream, where the merges run (per-frame work after all strips). No
+// device-wide synchronization in steady state; records come back in input order.
 // CUDA graphs: one frame's work captured per slot and per set of buffers (shapes and pointers),
 // replayed; a new shape or a re-made texture or workspace captures again.
 // The parts, one-way: the planner (pipeline/planner.h: fusions, side-stream stages, skews, waits;
@@ -84,8 +81,7 @@ class CudaExecutor : public Executor {
       default:
         break;
     }
-    groups_.emplace_back();  // the first frame's shape takes it
-    add_slots(groups_.back());
+    for (int f = 0; f < s_.frames; ++f) slots_.push_back(make_slot(plan_, s_, f));
     clock_.emplace(slots_[0]->main.get());
   }
 
@@ -115,10 +111,9 @@ class CudaExecutor : public Executor {
     if (s_.poll) os << ", copies polled";
     os << " on " << (s_.single_stream() ? 1 : s_.streams) << " stream"
        << (s_.single_stream() || s_.streams == 1 ? "" : "s") << ", " << s_.frames << " frame"
-       << (s_.frames == 1 ? "" : "s") << " in flight"
-       << (groups_.size() > 1 ? " per frame shape (" + std::to_string(groups_.size()) + ")" : "")
-       << ", graphs " << (s_.graphs ? "on" : "off") << ", results "
-       << (s_.results == ResultMemory::kMapped ? "mapped" : "copied back") << ", timing "
+       << (s_.frames == 1 ? "" : "s") << " in flight, graphs " << (s_.graphs ? "on" : "off")
+       << ", results " << (s_.results == ResultMemory::kMapped ? "mapped" : "copied back")
+       << ", timing "
        << (s_.timing == TimingLevel::kStrips   ? "per stage and strip"
            : s_.timing == TimingLevel::kStages ? "per stage (last strip)"
                                                : "per frame");
@@ -144,10 +139,9 @@ class CudaExecutor : public Executor {
     }
     p.record.width = frame.view().width;
     p.record.height = frame.view().height;
-    SlotGroup& group = group_for(frame.view());
-    Slot& slot = *group.slots[group.next];
+    Slot& slot = *slots_[next_slot_];
     if (slot.busy) finish(slot);
-    group.next = (group.next + 1) % group.slots.size();
+    next_slot_ = (next_slot_ + 1) % slots_.size();
     p.frame = std::move(frame);
     p.slot = slot.index;
     const std::string label = "frame " + std::to_string(p.record.index) + " (" +
@@ -193,68 +187,12 @@ class CudaExecutor : public Executor {
   double blocked_ms() const override { return blocked_ms_; }
 
  private:
-  // The slots of one frame shape: a slot's device images, stage bindings and captured graphs fit
-  // one frame size and format, so frames of inputs of other shapes go to slots of their own
-  // instead of making a slot reallocate (cudaFree waits for the whole device) and recapture.
-  struct Shape {
-    int width = 0, height = 0;  // 0: not taken yet
-    PixelFormat format = PixelFormat::kGray8;
-    bool operator==(const Shape& o) const {
-      return width == o.width && height == o.height && format == o.format;
-    }
-  };
-  struct SlotGroup {
-    Shape shape;
-    std::vector<Slot*> slots;  // frames_in_flight of them, taken in turn
-    std::size_t next = 0;
-    std::uint64_t used = 0;  // when a frame last took one (least recently used goes first)
-  };
-  static constexpr std::size_t kShapesKept = 4;
-
-  void add_slots(SlotGroup& g) {
-    for (int f = 0; f < s_.frames; ++f) {
-      slots_.push_back(make_slot(plan_, s_, static_cast<int>(slots_.size())));
-      g.slots.push_back(slots_.back().get());
-    }
-  }
-
-  // The slots for frames of this view's shape (the stages' view: NV12's luma plane).
-  SlotGroup& group_for(const ImageView& view) {
-    const ImageView v = luma_plane(view);
-    const Shape shape{v.width, v.height, v.format};
-    ++uses_;
-    SlotGroup* g = nullptr;
-    for (SlotGroup& c : groups_) {
-      if (c.shape == shape || c.shape.width == 0) {
-        g = &c;
-        break;
-      }
-    }
-    if (g == nullptr && groups_.size() < kShapesKept) {
-      groups_.emplace_back();
-      g = &groups_.back();
-      add_slots(*g);
-    }
-    if (g == nullptr) {
-      // Another shape: the least recently used shape's slots take it once their frames are done;
-      // their buffers are remade as its frames come.
-      g = &*std::min_element(
-          groups_.begin(), groups_.end(),
-          [](const SlotGroup& a, const SlotGroup& b) { return a.used < b.used; });
-      for (Slot* slot : g->slots) {
-        if (slot->busy) finish(*slot);
-      }
-    }
-    g->shape = shape;
-    g->used = uses_;
-    return *g;
-  }
-
+ private:
   // Each image's pixel format for frames of format `in`; throws where a stage cannot take its
-  // input. Kept per frame format, off the path to the frame's first copy.
+  // input. Kept for the last format (a stream's frames share one), off the path to the frame's
+  // first copy.
   const std::map<std::string, PixelFormat>& formats_for(PixelFormat in) {
-    auto it = formats_.find(in);
-    if (it == formats_.end()) {
+    if (formats_.empty() || formats_.at(kFrameImage) != in) {
       std::map<std::string, PixelFormat> formats = {{kFrameImage, in}};
       for (const auto& sp : plan_.stages) {
         const Stage& s = *sp.stage;
@@ -262,9 +200,9 @@ class CudaExecutor : public Executor {
         check_stage_input(s, f);
         if (s.has_output()) formats[s.output()] = s.output_format(f);
       }
-      it = formats_.emplace(in, std::move(formats)).first;
+      formats_ = std::move(formats);
     }
-    return it->second;
+    return formats_;
   }
 
   // Everything for one frame: buffers, bindings, then the work (directly or as a graph).
@@ -580,13 +518,12 @@ class CudaExecutor : public Executor {
   int device_ = 0;
   bool concurrent_managed_ = false;
   std::optional<FramePool> pool_;
-  std::vector<std::unique_ptr<Slot>> slots_;  // every group's (slot i: slots_[i]->index == i)
-  std::deque<SlotGroup> groups_;              // stable addresses as groups are added
-  std::uint64_t uses_ = 0;
+  std::vector<std::unique_ptr<Slot>> slots_;
   std::optional<GpuClock> clock_;
+  std::size_t next_slot_ = 0;
   std::deque<InFlight> pending_;
   std::size_t next_seq_ = 0;
-  std::map<PixelFormat, std::map<std::string, PixelFormat>> formats_;  // formats_for()'s
+  std::map<std::string, PixelFormat> formats_;  // formats_for()'s, for the last frame format
   double blocked_ms_ = 0;                       // in cudaEventSynchronize (blocked_ms())
   std::size_t started_ = 0;                     // frames started (which ones are timed)
 };
