@@ -29,7 +29,7 @@
 # with every -I and -L inside it; each bundled plugin loads and the elements the tests need exist;
 # whether nvh264dec is registered, and if not whether libcuda.so.1 and libnvcuvid.so.1 are there.
 # Exit status 1 on any failure, with the reason.
-set -euo pipefail
+set -Eeuo pipefail
 cd "$(dirname "$0")/../.."
 root=$PWD
 dest=$root/.deps/gst
@@ -178,6 +178,7 @@ fi
 
 # ---- Download and unpack --------------------------------------------------------------------------
 start=$SECONDS
+trap 'echo "gst-bundle: FAILED at line $LINENO: $BASH_COMMAND" >&2' ERR
 packages=(
   # GStreamer's libraries and plugins (only the plugins above are kept), the tools
   libgstreamer1.0-0 libgstreamer-plugins-base1.0-0 libgstreamer-gl1.0-0
@@ -239,6 +240,7 @@ find_pc() {
   for d in "$work/root/$lib/pkgconfig" "$work/root/usr/share/pkgconfig"; do
     [ -f "$d/$1.pc" ] && { echo "$d/$1.pc"; return; }
   done
+  return 0  # none: an empty answer
 }
 queue=("${modules[@]}")
 declare -A seen_pc=()
@@ -302,15 +304,16 @@ find_lib() {
   for d in "$work/root/$lib" "$work/root/lib/$ma"; do
     [ -e "$d/$1" ] && { echo "$d/$1"; return; }
   done
+  return 0  # none: an empty answer
 }
 extra=()
-declare -A scanned=()
+declare -A scanned=()  # files whose libraries are all in the bundle
 while :; do
   missing=()
   added=0
   while IFS= read -r f; do
     [ -n "${scanned[$f]:-}" ] && continue
-    scanned[$f]=1
+    complete=1
     for s in $(objdump -p "$f" | awk '$1 == "NEEDED" {print $2}'); do
       [[ "$s" =~ $system_libs ]] && continue
       [ -e "$dest/$lib/$s" ] && continue
@@ -320,12 +323,13 @@ while :; do
         added=1
       else
         missing+=("$s")
+        complete=0
       fi
     done
+    [ $complete = 1 ] && scanned[$f]=1
   done < <(elf_files)
   [ $added = 1 ] && continue  # the files just copied have their own NEEDED
   [ ${#missing[@]} -eq 0 ] && break
-  scanned=()  # after a fetch, every file is looked at again
   more=()
   for s in $(printf '%s\n' "${missing[@]}" | sort -u); do
     pkg=$(dpkg -S "$ma/$s" 2> /dev/null | awk -v s="/$s" 'index($0, s) == length($0) - length(s) + 1
@@ -365,4 +369,5 @@ echo "gst-bundle: $dest: $(human "$dest") in all:" \
      "$(ls "$dest/$lib/pkgconfig" | wc -l) .pc files"
 echo "gst-bundle: .deps in all: $(human "$root/.deps") (the GPU machine's carry limit is 64 MiB)"
 echo "gst-bundle: made in $((SECONDS - start)) s; checking"
+trap - ERR  # the check reports its own failures
 check
