@@ -172,8 +172,9 @@ if [ "${1:-}" = "--check" ]; then
   check
   exit $?
 elif [ $# -gt 0 ]; then
-  sed -n '2,32p' "$0"
-  exit 2
+  sed -n '2,31p' "$0"
+  [ "$1" = -h ] || [ "$1" = --help ]
+  exit $?  # 0 for help, 1 for an unknown argument
 fi
 
 # ---- Download and unpack --------------------------------------------------------------------------
