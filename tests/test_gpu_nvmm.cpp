@@ -8,6 +8,8 @@
 //  - a clip decoded by GStreamer's CUDA decoder (nvh264dec, where the machine has NVDEC and
 //    GStreamer's CUDA library is built): frames in CUDA memory read in place give the records of
 //    the copying path (?cudamem=0).
+// On a GPU machine without GStreamer, tools/gpu/gst-bundle.sh carries one (decision 035).
+#include <dlfcn.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -76,12 +78,31 @@ std::vector<PlatformProfile> strategies() {
           strategy_profile(MemoryStrategy::kManaged, 2, 2, false)};
 }
 
+// Why GStreamer's nvcodec plugin registered no nvh264dec: its decoders need libcuda.so.1 and
+// NVIDIA's video decoder library libnvcuvid.so.1 (installed with the driver, not with the toolkit),
+// and a GPU with NVDEC.
+std::string nvdec_missing_reason() {
+  for (const char* lib : {"libcuda.so.1", "libnvcuvid.so.1"}) {
+    void* h = dlopen(lib, RTLD_LAZY | RTLD_LOCAL);
+    if (h == nullptr) {
+      const char* e = dlerror();
+      return std::string(lib) + " cannot be loaded (" + (e != nullptr ? e : "dlopen failed") + ")";
+    }
+    dlclose(h);
+  }
+  return "libcuda.so.1 and libnvcuvid.so.1 load, so GStreamer's nvcodec plugin is not in the "
+         "plugin path or found no NVDEC on the GPU (gst-inspect-1.0 nvcodec)";
+}
+
 #endif  // JETPIPE_HAVE_CUDA
 
 TEST(GpuNvmm, FakeDeviceSurfacesEqualHostFramesAndGoBackOnce) {
   JP_REQUIRE_GPU();
 #if JETPIPE_HAVE_CUDA
-  if (!have_gstreamer() || !test::register_fake_nvmm_src()) GTEST_SKIP() << "no GStreamer";
+  if (!have_gstreamer()) GTEST_SKIP() << "built without GStreamer";
+  if (!test::register_fake_nvmm_src()) {
+    GTEST_SKIP() << "jpfakenvmmsrc not registered: GStreamer does not initialise";
+  }
   const PipelineConfig colour = parse_config(
       "stages:\n  - {type: to_gray, name: gray}\n  - {type: gaussian, ksize: 5, "
       "name: blur}\n  - {type: histogram, input: blur, bins: 32}\n  - {type: stats, "
@@ -132,12 +153,20 @@ TEST(GpuNvmm, FakeDeviceSurfacesEqualHostFramesAndGoBackOnce) {
 TEST(GpuGstCuda, DecodedFramesInCudaMemoryEqualTheCopyingPath) {
   JP_REQUIRE_GPU();
 #if JETPIPE_HAVE_CUDA
-  if (!have_gstreamer()) GTEST_SKIP() << "no GStreamer";
+  if (!have_gstreamer()) GTEST_SKIP() << "built without GStreamer";
   const GstFeatures f = detect_gst_features();
-  if (h264_encoder_chain(f, 30, 1000, false).empty()) GTEST_SKIP() << "no H.264 encoder";
-  const std::vector<std::string> report = device_memory_report();
+  if (h264_encoder_chain(f, 30, 1000, false).empty()) {
+    GTEST_SKIP() << "no H.264 encoder to make the clip (x264enc or openh264enc; the GPU has no "
+                    "NVENC)";
+  }
+  for (const char* e : {"mp4mux", "h264parse", "decodebin"}) {  // qtdemux: mp4mux's plugin
+    if (!f.has(e)) GTEST_SKIP() << "GStreamer element " << e << " missing";
+  }
+  const std::vector<std::string> report = device_memory_report();  // names the CUDA decoders
   if (report[1].find("built in;") == std::string::npos) GTEST_SKIP() << report[1];
-  if (report[1].find("nvh264dec") == std::string::npos) GTEST_SKIP() << report[1];
+  if (report[1].find("nvh264dec") == std::string::npos) {
+    GTEST_SKIP() << report[1] << ": " << nvdec_missing_reason();
+  }
   test::TempDir dir;
   {
     auto pattern = open_source("test://blobs?w=320&h=240&frames=20");

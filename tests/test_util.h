@@ -90,4 +90,8 @@ inline constexpr bool kAddressSanitizer = false;
 // Real photos from Debian's opencv-doc, when installed (else empty: the test skips).
 std::string opencv_sample(const std::string& name);
 
+// Whether GStreamer has the element `name` (initialising it); false in builds without GStreamer.
+// For elements detect_gst_features() does not look for: the demuxers and decoders of test clips.
+bool gst_has_element(const char* name);
+
 }  // namespace jetpipe::test

@@ -196,10 +196,12 @@ struct VideoSink::Impl {
     width = first.width;
     height = first.height;
     set_format(first.format);
+#if JETPIPE_HAVE_GST_RTSP_SERVER
     if (target.kind == VideoTargetKind::kRtsp) {
       start_rtsp();
       return;
     }
+#endif  // without the server, the constructor refused rtsp:// already
     pipeline = gst_detail::parse_launch(description, where(), false);
     appsrc = gst_bin_get_by_name(GST_BIN(pipeline), "jp_src");
     configure_appsrc(appsrc, target.kind != VideoTargetKind::kFile);

@@ -8,6 +8,8 @@
 # JETPIPE_* switch passes through.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
+# The GStreamer bundle the build found, if any (tools/gpu/gst-env.sh, decision 035).
+[ -d .deps/gst ] && { . tools/gpu/gst-env.sh > /dev/null || exit 1; }
 OUT=${OUT:-/tmp/jetpipe-out}
 mkdir -p "$OUT"
 sizes=${1:-1920x1080}

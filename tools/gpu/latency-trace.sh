@@ -5,6 +5,8 @@
 # Environment: MEMORY (default pinned-chunked), GRAPHS (true/false, default the profile's).
 set -uo pipefail
 cd "$(dirname "$0")/../.."
+# The GStreamer bundle the build found, if any (tools/gpu/gst-env.sh, decision 035).
+[ -d .deps/gst ] && { . tools/gpu/gst-env.sh > /dev/null || exit 1; }
 OUT=${OUT:-/tmp/jetpipe-out}
 mkdir -p "$OUT"
 sizes=${1:-1920x1080,3840x2160}

@@ -6,6 +6,8 @@
 # arguments, e.g. "-k regex:detect_candidates --launch-count 3"), TAG (suffix of the output files).
 set -uo pipefail
 cd "$(dirname "$0")/../.."
+# The GStreamer bundle the build found, if any (tools/gpu/gst-env.sh, decision 035).
+[ -d .deps/gst ] && { . tools/gpu/gst-env.sh > /dev/null || exit 1; }
 OUT=${OUT:-/tmp/jetpipe-out}
 mkdir -p "$OUT"
 filter=${1:-}

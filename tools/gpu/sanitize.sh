@@ -21,6 +21,8 @@
 # SANITIZE_ONLY="I J ..." runs only those shards (to spread a tool over several calls).
 set -uo pipefail
 cd "$(dirname "$0")/../.."
+# The GStreamer bundle the build found, if any (tools/gpu/gst-env.sh, decision 035).
+[ -d .deps/gst ] && { . tools/gpu/gst-env.sh > /dev/null || exit 1; }
 OUT=${OUT:-/tmp/jetpipe-out}
 mkdir -p "$OUT"
 filter=${1:-*Gpu*}

@@ -7,6 +7,8 @@
 # rows last. Usage: tools/gpu/side-by-side.sh BASE [N] (N = 3).
 set -uo pipefail
 cd "$(dirname "$0")/../.."
+# The GStreamer bundle the build found, if any (tools/gpu/gst-env.sh, decision 035).
+[ -d .deps/gst ] && { . tools/gpu/gst-env.sh > /dev/null || exit 1; }
 base=$(cd "$1" && pwd)
 n=${2:-3}
 OUT=${OUT:-/tmp/jetpipe-out}
