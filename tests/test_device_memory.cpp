@@ -24,6 +24,7 @@
 #include "pipeline/io/source.h"
 #include "tests/fake_nvmm_src.h"
 #include "tests/fake_surface.h"
+#include "tests/test_util.h"
 
 #if JETPIPE_HAVE_GSTREAMER
 #include <gst/gst.h>
@@ -37,19 +38,8 @@ namespace {
 using test::FakeSurface;
 using test::FakeSurfaceMapper;
 
-bool has(const std::string& s, const std::string& part) {
-  return s.find(part) != std::string::npos;
-}
-
-template <class F>
-std::string error_of(F&& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "no error";
-}
+using test::error_of;
+using test::has;
 
 // ---- URI keys, the choice, the pipeline ends (pure) -------------------------------------------
 

@@ -11,13 +11,12 @@
 
 #include "core/error.h"
 #include "pipeline/io/gst_pipeline.h"
+#include "tests/test_util.h"
 
 namespace jetpipe {
 namespace {
 
-bool has(const std::string& s, const std::string& part) {
-  return s.find(part) != std::string::npos;
-}
+using test::has;
 
 void expect_error(const std::function<void()>& f, ErrorKind kind,
                   const std::vector<std::string>& parts) {

@@ -15,6 +15,7 @@
 #include "pipeline/io/nvmm.h"
 #include "pipeline/io/source.h"
 #include "tests/fake_surface.h"
+#include "tests/test_util.h"
 
 namespace jetpipe {
 namespace {
@@ -22,19 +23,8 @@ namespace {
 using test::FakeSurface;
 using test::FakeSurfaceMapper;
 
-bool has(const std::string& s, const std::string& part) {
-  return s.find(part) != std::string::npos;
-}
-
-template <class F>
-std::string error_of(F&& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "no error";
-}
+using test::error_of;
+using test::has;
 
 TEST(NvmmSurface, ViewChecksNameWhatIsWrong) {
   std::vector<std::uint8_t> pixels(4 * 64 * 48 * 2);

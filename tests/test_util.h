@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "core/error.h"
 #include "core/image.h"
 
 namespace jetpipe::test {
@@ -60,6 +61,22 @@ class TempDir {
  private:
   std::filesystem::path path_;
 };
+
+// Whether `s` contains `part` (for EXPECT_TRUE(has(message, "...")) << message).
+inline bool has(const std::string& s, const std::string& part) {
+  return s.find(part) != std::string::npos;
+}
+
+// The message of the jetpipe::Error that `f` throws, or "no error".
+template <class F>
+std::string error_of(F&& f) {
+  try {
+    f();
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "no error";
+}
 
 // The command that runs the jetpipe CLI of this build: its path, behind the cross-compiling
 // emulator when the build has one (an arm64 build's tests run under qemu-aarch64, so must the CLI
