@@ -42,12 +42,17 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         if (e.kind() != ErrorKind::kInput)
           fuzz::fail(std::string("not an input error: ") + e.what());
       });
-  for (const PixelFormat format : {PixelFormat::kGray8, PixelFormat::kBgr8}) {
+  for (const bool colour : {false, true}) {
     fuzz::expect_error_or_ok(
         [&] {
-          const SourceSpec spec = parse_gst_source_uri(uri, format);
-          fuzz::expect_error_or_ok([&] { (void)gst_source_pipeline(spec, software); }, any_error);
-          fuzz::expect_error_or_ok([&] { (void)gst_source_pipeline(spec, jetson); }, any_error);
+          SourceSpec spec = parse_gst_source_uri(uri, colour);
+          // The copying path's tails, and the device-memory ones (NVMM, CUDA memory).
+          for (const FrameMemory m :
+               {FrameMemory::kSystem, FrameMemory::kNvmm, FrameMemory::kCuda}) {
+            spec.device.memory = m;
+            fuzz::expect_error_or_ok([&] { (void)gst_source_pipeline(spec, software); }, any_error);
+            fuzz::expect_error_or_ok([&] { (void)gst_source_pipeline(spec, jetson); }, any_error);
+          }
         },
         any_error);
   }
