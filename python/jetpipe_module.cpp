@@ -114,26 +114,38 @@ py::object to_py(const nlohmann::ordered_json& j) {
 
 // A record's image as a numpy array over the HostImage (no copy; a capsule owns the image).
 // NV12 comes as its luma plane (H×W uint8).
+// How an image is laid out as an array, on the host (numpy) or the device (CAI, DLPack): NV12 as
+// its luma plane, S16 as int16, F32 as float32, the rest uint8 with channels(format) a pixel.
+struct ArrayLayout {
+  int channels = 1;             // 1: H×W; else H×W×channels
+  std::size_t elem = 1;         // bytes an element
+  const char* typestr = "|u1";  // numpy's array-interface type string
+
+  explicit ArrayLayout(PixelFormat f) {
+    if (f == PixelFormat::kS16 || f == PixelFormat::kF32) {
+      elem = f == PixelFormat::kS16 ? 2 : 4;
+      typestr = f == PixelFormat::kS16 ? "<i2" : "<f4";
+    } else if (f != PixelFormat::kNv12) {
+      channels = jetpipe::channels(f);
+    }
+  }
+  std::vector<py::ssize_t> shape(const ImageView& v) const {
+    if (channels == 1) return {v.height, v.width};
+    return {v.height, v.width, channels};
+  }
+  std::vector<py::ssize_t> strides(const ImageView& v) const {  // in bytes
+    const auto pitch = static_cast<py::ssize_t>(v.pitch);
+    if (channels == 1) return {pitch, static_cast<py::ssize_t>(elem)};
+    return {pitch, channels, 1};
+  }
+};
+
 py::array image_to_numpy(const HostImage& image) {
   const ImageView v = image.view();
-  const auto h = static_cast<py::ssize_t>(v.height), w = static_cast<py::ssize_t>(v.width);
-  const auto pitch = static_cast<py::ssize_t>(v.pitch);
+  const ArrayLayout a(v.format);
   py::capsule owner(new HostImage(image), [](void* p) { delete static_cast<HostImage*>(p); });
-  switch (v.format) {
-    case PixelFormat::kS16:
-      return py::array(py::dtype::of<std::int16_t>(), {h, w}, {pitch, py::ssize_t{2}}, v.data,
-                       owner);
-    case PixelFormat::kF32:
-      return py::array(py::dtype::of<float>(), {h, w}, {pitch, py::ssize_t{4}}, v.data, owner);
-    default:
-      break;
-  }
-  const int c = v.format == PixelFormat::kNv12 ? 1 : channels(v.format);
-  if (c == 1) {
-    return py::array(py::dtype::of<std::uint8_t>(), {h, w}, {pitch, py::ssize_t{1}}, v.data, owner);
-  }
-  return py::array(py::dtype::of<std::uint8_t>(), {h, w, py::ssize_t{c}},
-                   {pitch, py::ssize_t{c}, py::ssize_t{1}}, v.data, owner);
+  return py::array(py::dtype::from_args(py::str(a.typestr)), a.shape(v), a.strides(v), v.data,
+                   owner);
 }
 
 // A record's image left in device memory (Pipeline.keep_images(names, device=True)): handed to
@@ -143,37 +155,15 @@ py::array image_to_numpy(const HostImage& image) {
 struct PyDeviceImage {
   KeptDeviceImage image;
 
-  // NV12 as its luma plane, as host images.
-  int channels() const {
-    const PixelFormat f = image.view.format;
-    return f == PixelFormat::kNv12 || f == PixelFormat::kS16 || f == PixelFormat::kF32
-               ? 1
-               : jetpipe::channels(f);
-  }
-  std::size_t elem() const {
-    const PixelFormat f = image.view.format;
-    return f == PixelFormat::kS16 ? 2 : f == PixelFormat::kF32 ? 4 : 1;
-  }
-  py::tuple shape() const {
-    const ImageView& v = image.view;
-    if (channels() == 1) return py::make_tuple(v.height, v.width);
-    return py::make_tuple(v.height, v.width, channels());
-  }
-  py::tuple strides() const {
-    const ImageView& v = image.view;
-    if (channels() == 1) return py::make_tuple(v.pitch, elem());
-    return py::make_tuple(v.pitch, channels(), 1);
-  }
-  const char* typestr() const {
-    const PixelFormat f = image.view.format;
-    return f == PixelFormat::kS16 ? "<i2" : f == PixelFormat::kF32 ? "<f4" : "|u1";
-  }
+  ArrayLayout layout() const { return ArrayLayout(image.view.format); }  // as host images
+  py::tuple shape() const { return py::tuple(py::cast(layout().shape(image.view))); }
   py::dict cuda_array_interface() const {
+    const ArrayLayout a = layout();
     py::dict d;
     d["shape"] = shape();
-    d["typestr"] = typestr();
+    d["typestr"] = a.typestr;
     d["data"] = py::make_tuple(reinterpret_cast<std::uintptr_t>(image.view.data), false);
-    d["strides"] = strides();
+    d["strides"] = py::tuple(py::cast(a.strides(image.view)));
     d["version"] = 3;
     d["stream"] = py::none();  // ready: written before the record was handed over
     return d;
@@ -200,18 +190,17 @@ py::object to_dlpack(const PyDeviceImage& self) {
   auto* ctx = new DlpackExport;
   ctx->owner = self.image.owner;
   const ImageView& v = self.image.view;
-  const int c = self.channels();
-  const auto e = static_cast<std::int64_t>(self.elem());
-  ctx->shape[0] = v.height;
-  ctx->shape[1] = v.width;
-  ctx->shape[2] = c;
-  ctx->strides[0] = static_cast<std::int64_t>(v.pitch) / e;  // pitches are 256-byte multiples
-  ctx->strides[1] = c == 1 ? 1 : c;
-  ctx->strides[2] = 1;
+  const ArrayLayout a = self.layout();
+  const auto e = static_cast<std::int64_t>(a.elem);
+  const std::vector<py::ssize_t> shape = a.shape(v), strides = a.strides(v);
+  for (std::size_t i = 0; i < shape.size(); ++i) {
+    ctx->shape[i] = shape[i];
+    ctx->strides[i] = strides[i] / e;  // in elements: pitches are 256-byte multiples
+  }
   auto* t = new DLManagedTensor{};
   t->dl_tensor.data = v.data;
   t->dl_tensor.device = DLDevice{kDLCUDA, self.image.device};
-  t->dl_tensor.ndim = c == 1 ? 2 : 3;
+  t->dl_tensor.ndim = static_cast<std::int32_t>(shape.size());
   const PixelFormat f = v.format;
   t->dl_tensor.dtype = DLDataType{static_cast<std::uint8_t>(f == PixelFormat::kS16   ? kDLInt
                                                             : f == PixelFormat::kF32 ? kDLFloat
