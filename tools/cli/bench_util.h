@@ -5,6 +5,7 @@
 #pragma once
 
 #if JETPIPE_HAVE_CUDA
+#include <algorithm>
 #include <chrono>
 #include <cstddef>
 #include <memory>
@@ -31,6 +32,11 @@ Bandwidth measure_pinned(std::size_t bytes);
 // The bus's capacity: the best of three medians of 64 MiB copies (a median taken while something
 // else used the bus would lower the floor and flatter every strategy).
 Bandwidth best_pinned_bandwidth();
+// The PCIe floor of one frame in ms: its bytes in and out at those bandwidths, the slower side
+// (the copy engines run both ways at once).
+inline double pcie_floor_ms(double in_bytes, double out_bytes, const Bandwidth& bw) {
+  return std::max(in_bytes / (bw.h2d_gbps * 1e6), out_bytes / (bw.d2h_gbps * 1e6));
+}
 
 // Random BGR frames with some structure (blobs on noise), distinct per index.
 std::vector<HostImage> synthetic_frames(int w, int h, int n);

@@ -174,8 +174,7 @@ int cmd_bench_sources(const StreamBenchOptions& o) {
   for (const auto& [w, h] : o.sizes) {
     const std::vector<HostImage> frames = synthetic_frames(w, h, 8);
     const double in_bytes = 3.0 * w * h, out_bytes = frame_bytes_out(cfg);
-    const double floor_fps =
-        1000.0 / std::max(in_bytes / (bw.h2d_gbps * 1e6), out_bytes / (bw.d2h_gbps * 1e6));
+    const double floor_fps = 1000.0 / pcie_floor_ms(in_bytes, out_bytes, bw);
     std::printf(
         "%dx%d BGR: %.2f MB in, %.1f KB out per frame; PCIe floor %.0f fps (all inputs "
         "together)\n",

@@ -346,7 +346,7 @@ int cmd_bench_pipeline(const StreamBenchOptions& o) {
     // More frames than can be in flight: a frame is rewritten only after its last use finished.
     const std::vector<HostImage> frames = synthetic_frames(w, h, 8);
     const double in_bytes = 3.0 * w * h, out_bytes = frame_bytes_out(cfg);
-    const double floor_ms = std::max(in_bytes / (bw.h2d_gbps * 1e6), out_bytes / (bw.d2h_gbps * 1e6));
+    const double floor_ms = pcie_floor_ms(in_bytes, out_bytes, bw);
     const double floor_fps = 1000.0 / floor_ms;
     const double h2d_ms = frame_h2d_ms(static_cast<std::size_t>(in_bytes));
     std::printf("%dx%d BGR: %.2f MB in, %.1f KB out per frame; PCIe floor %.0f fps; one frame's "
