@@ -78,21 +78,23 @@ void Pipeline::keep_images(std::vector<std::string> names, bool on_device) {
   state_->keep_device = std::move(device);
 }
 
-std::unique_ptr<Source> Pipeline::open(const std::string& uri) const {
+std::unique_ptr<Source> Pipeline::open(const std::string& uri, const std::atomic<int>* stop) const {
   const PipelineConfig& cfg = *state_->config;
-  const std::string u = !uri.empty() ? uri : cfg.inputs.size() == 1 ? cfg.inputs[0].uri : "";
-  if (u.empty()) {
+  if (uri.empty() && cfg.inputs.size() != 1) {
     throw config_error(cfg.file + (cfg.inputs.empty()
                                        ? ": no input: set `input:` or pass a URI to open()"
                                        : ": several inputs: open them with open_inputs()"));
   }
-  SourceOptions o = source_options_for(*state_->config);
+  SourceOptions o = source_options_for(cfg);
   o.device_frames = state_->profile.backend == Backend::kCuda;  // the executor reads them in place
-  return open_source(u, o);
+  if (uri.empty()) o = cfg.inputs[0].options(o);  // its queue, timeout_s and reconnect
+  o.stop = stop;
+  return open_source(uri.empty() ? cfg.inputs[0].uri : uri, o);
 }
 
 std::unique_ptr<SourceSet> Pipeline::open_inputs(std::vector<InputConfig> inputs,
-                                                 std::int64_t max_frames) const {
+                                                 std::int64_t max_frames,
+                                                 const std::atomic<int>* stop) const {
   const PipelineConfig& cfg = *state_->config;
   if (inputs.empty()) inputs = cfg.inputs;
   if (inputs.empty()) {
@@ -106,33 +108,60 @@ std::unique_ptr<SourceSet> Pipeline::open_inputs(std::vector<InputConfig> inputs
   for (SourceSet::Input& in : set) in.tag = true;  // the API's records always name their input
   SourceSet::Options o;
   o.max_frames = max_frames;
+  o.stop = stop;
   return std::make_unique<SourceSet>(std::move(set), o);
 }
 
 RunStats Pipeline::run(SourceSet& inputs,
                        const std::function<bool(const FrameRecord&)>& on_record) {
-  inputs.wait_open();
-  Interleaver run(inputs, *state_->exec);
-  RunStats stats;
+  InputStream s = stream(inputs);
   FrameRecord rec;
-  std::size_t from = 0;
   bool wanted = true;
-  while (run.next(&rec, &from)) {
-    if (!wanted) continue;  // stopped: the frames in flight are taken and dropped
-    ++(rec.error.empty() ? stats.processed : stats.failed);
-    if (!on_record(rec)) {
+  while (s.next(&rec)) {
+    if (wanted && !on_record(rec)) {
       wanted = false;
-      run.stop(true);
+      s.stop(true);  // the frames in flight are taken and dropped
     }
   }
-  inputs.join();
-  for (std::size_t i = 0; i < inputs.size(); ++i) {
-    const InputState st = inputs.state(i);
-    stats.read += st.taken;
-    stats.dropped += st.dropped;
+  return s.stats();
+}
+
+Pipeline::InputStream::InputStream(Pipeline* p, SourceSet* s)
+    : inputs_(s), run_(std::make_unique<Interleaver>(*s, *p->state_->exec)) {}
+Pipeline::InputStream::InputStream(InputStream&&) noexcept = default;
+Pipeline::InputStream::~InputStream() = default;
+
+Pipeline::InputStream Pipeline::stream(SourceSet& inputs) {
+  inputs.wait_open();
+  return InputStream(this, &inputs);
+}
+
+bool Pipeline::InputStream::next(FrameRecord* record, std::size_t* input) {
+  std::size_t from = 0;
+  while (run_->next(record, &from)) {
+    if (discard_) continue;
+    ++(record->error.empty() ? stats_.processed : stats_.failed);
+    if (input != nullptr) *input = from;
+    return true;
   }
-  stats.source_error = inputs.first_error();
-  return stats;
+  inputs_->join();
+  return false;
+}
+
+void Pipeline::InputStream::stop(bool discard) {
+  discard_ = discard_ || discard;
+  run_->stop(discard);
+}
+
+RunStats Pipeline::InputStream::stats() const {
+  RunStats st = stats_;
+  for (std::size_t i = 0; i < inputs_->size(); ++i) {
+    const InputState in = inputs_->state(i);
+    st.read += in.taken;
+    st.dropped += in.dropped;
+  }
+  st.source_error = inputs_->first_error();
+  return st;
 }
 
 bool Pipeline::Stream::next(FrameRecord* record) {

@@ -22,6 +22,7 @@
 // (stages keep per-frame state); use one Pipeline per thread.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -48,6 +49,7 @@ struct RunStats {
 };
 
 class PipelineBuilder;
+class Interleaver;
 
 class Pipeline {
  public:
@@ -72,14 +74,20 @@ class Pipeline {
   // unknown name, or for on_device on the CPU backend.
   void keep_images(std::vector<std::string> names, bool on_device = false);
 
-  // Opens `uri` (empty: the config's input) with source_options_for(config()).
-  std::unique_ptr<Source> open(const std::string& uri = "") const;
+  // Opens `uri` with source_options_for(config()); empty: the config's one input, with its own
+  // keys (queue, timeout_s, reconnect). `stop` (nullptr: never): another thread's or a signal
+  // handler's stop request, which the source looks at every 50 ms while it waits for a frame, a
+  // stalled stream or a reconnect (SourceOptions::stop); it must outlive the source.
+  std::unique_ptr<Source> open(const std::string& uri = "",
+                               const std::atomic<int>* stop = nullptr) const;
   // Several inputs at once, each opened and read on its own thread (pipeline/source_set.h):
   // `inputs` ({name, uri} and optionally queue, timeout_s, reconnect), or, empty, the config's
-  // `inputs:` (or `input:`); at most max_frames frames each when ≥ 0. Throws kConfig for two
-  // inputs of one name or none at all; an input that cannot be opened shows in run().
+  // `inputs:` (or `input:`); at most max_frames frames each when ≥ 0; `stop` as for open(), for
+  // every input. Throws kConfig for two inputs of one name or none at all; an input that cannot
+  // be opened shows in run().
   std::unique_ptr<SourceSet> open_inputs(std::vector<InputConfig> inputs = {},
-                                         std::int64_t max_frames = -1) const;
+                                         std::int64_t max_frames = -1,
+                                         const std::atomic<int>* stop = nullptr) const;
 
   // Runs every frame of `source` (at most max_frames when ≥ 0); `on_record` gets each record in
   // input order and returns false to stop. A source failing mid-stream ends the run with
@@ -94,6 +102,31 @@ class Pipeline {
   // go on: RunStats::source_error names the first ("cam1: ..."), inputs.state(i) says how each
   // ended. Throws kInput when no input can be opened. The counts are every input's together.
   RunStats run(SourceSet& inputs, const std::function<bool(const FrameRecord&)>& on_record);
+
+  // The pull form of run(SourceSet&): next() gives the records one by one (*input: the index of
+  // the record's input in the set), false once every input has ended. stop() takes no more
+  // frames; the frames in flight still give their records (or, `discard`, are dropped).
+  class InputStream {
+   public:
+    ~InputStream();
+    InputStream(InputStream&&) noexcept;
+    InputStream& operator=(InputStream&&) = delete;
+    bool next(FrameRecord* record, std::size_t* input = nullptr);
+    void stop(bool discard = false);
+    // Counts of every input together; source_error: the first failed input's error.
+    RunStats stats() const;
+
+   private:
+    friend class Pipeline;
+    InputStream(Pipeline* p, SourceSet* s);
+    SourceSet* inputs_;
+    std::unique_ptr<Interleaver> run_;
+    RunStats stats_;
+    bool discard_ = false;
+  };
+  // Waits until an input has opened (SourceSet::wait_open: throws kInput when none can be); the
+  // InputStream refers to this Pipeline and to `inputs`: both must outlive it. A set runs once.
+  InputStream stream(SourceSet& inputs);
 
   // The pull form of run(): next() gives the records one by one, false at the end.
   class Stream {

@@ -2,6 +2,7 @@
 #include "pipeline/results_json.h"
 
 #include <cerrno>
+#include <cmath>
 #include <cstring>
 
 #include "core/error.h"
@@ -124,6 +125,18 @@ void write_file_atomically(const fs::path& path, const std::string& text) {
     errno = ec.value();
     fail("cannot rename " + tmp.filename().string() + " over it");
   }
+}
+
+nlohmann::ordered_json reconnects_json(const ReconnectStats& r) {
+  nlohmann::ordered_json j = {
+      {"count", r.reconnects},          {"tries", r.tries},
+      {"frames_lost", r.frames_lost},   {"outages_without_rate", r.outages_without_rate},
+      {"seconds_away", r.seconds_away}, {"gave_up", r.gave_up}};
+  if (!r.last_error.empty()) j["last_error"] = r.last_error;
+  j["policy"] = {{"attempts", r.policy.attempts},
+                 {"delay_ms", std::llround(r.policy.delay_s * 1000)},
+                 {"max_delay_ms", std::llround(r.policy.max_delay_s * 1000)}};
+  return j;
 }
 
 }  // namespace jetpipe

@@ -6,11 +6,15 @@
 
 #include "core/results.h"
 #include "pipeline/executor.h"
+#include "pipeline/io/reconnect.h"
 
 namespace jetpipe {
 
 nlohmann::ordered_json result_to_json(const StageResult& r);
 nlohmann::ordered_json record_to_json(const FrameRecord& rec);
+// summary.json's `reconnects` (and Python's Inputs.inputs'): what a live source's reconnecting
+// did (pipeline/io/reconnect.h).
+nlohmann::ordered_json reconnects_json(const ReconnectStats& r);
 
 }  // namespace jetpipe
 

@@ -182,19 +182,6 @@ class TimelineWriter {
   bool first_ = true;
 };
 
-// summary.json's `reconnects`: what a live source's reconnecting did (pipeline/io/reconnect.h).
-nlohmann::ordered_json reconnects_json(const ReconnectStats& r) {
-  nlohmann::ordered_json j = {
-      {"count", r.reconnects},          {"tries", r.tries},
-      {"frames_lost", r.frames_lost},   {"outages_without_rate", r.outages_without_rate},
-      {"seconds_away", r.seconds_away}, {"gave_up", r.gave_up}};
-  if (!r.last_error.empty()) j["last_error"] = r.last_error;
-  j["policy"] = {{"attempts", r.policy.attempts},
-                 {"delay_ms", std::llround(r.policy.delay_s * 1000)},
-                 {"max_delay_ms", std::llround(r.policy.max_delay_s * 1000)}};
-  return j;
-}
-
 }  // namespace
 
 RunSummary run_pipeline(const RunOptions& opt) {

@@ -5,8 +5,6 @@
 // feeding a slow consumer (drops counted, memory bounded), RTP over 127.0.0.1, exit codes.
 // Every test skips, saying why, without GStreamer or without an element it needs.
 #include <gtest/gtest.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -716,19 +714,8 @@ TEST_F(Gst, RtpLoopback) {
       !features.has("nvv4l2decoder")) {  // the decoders rtp:// takes (gst_source_pipeline)
     GTEST_SKIP() << "no H.264 decoder (avdec_h264, openh264dec or nvv4l2decoder)";
   }
-  // A free UDP port.
-  int port = 0;
-  {
-    const int s = ::socket(AF_INET, SOCK_DGRAM, 0);
-    sockaddr_in a{};
-    a.sin_family = AF_INET;
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    ASSERT_EQ(::bind(s, reinterpret_cast<sockaddr*>(&a), sizeof a), 0);
-    socklen_t len = sizeof a;
-    ::getsockname(s, reinterpret_cast<sockaddr*>(&a), &len);
-    port = ntohs(a.sin_port);
-    ::close(s);
-  }
+  const int port = test::free_udp_port();
+  ASSERT_NE(port, 0);
   const std::string where = "127.0.0.1:" + std::to_string(port);
   SourceOptions opt;
   opt.timeout_s = 1;

@@ -23,6 +23,7 @@
 #include "pipeline/interleaver.h"
 #include "pipeline/io/gst_source.h"
 #include "pipeline/io/image_io.h"
+#include "pipeline/results_json.h"
 #include "pipeline/runner.h"
 #include "pipeline/source_set.h"
 #include "tests/test_util.h"
@@ -571,6 +572,75 @@ TEST(MultiInputApi, RunGivesEveryInputsRecordsInTheirOrder) {
   EXPECT_EQ(again->state(1).end, InputEnd::kStopped);
   // Two inputs of one name.
   EXPECT_THROW(p.open_inputs({{"a", "test://noise"}, {"a", "test://blobs"}}), Error);
+}
+
+// The pull form (Pipeline::InputStream, what Python's open_inputs iterates): the same records as
+// run(), and stop(discard) ends at once.
+TEST(MultiInputApi, InputStreamGivesWhatRunGives) {
+  Pipeline p = Pipeline::builder().platform("cpu").stage("to_gray").stage("histogram").build();
+  const std::vector<InputConfig> list = {{"a", "test://blobs?w=31&h=23&frames=6"},
+                                         {"b", "test://checker?w=16&h=9&frames=4"}};
+  std::map<std::string, std::vector<std::string>> pushed, pulled;
+  p.run(*p.open_inputs(list), [&](const FrameRecord& r) {
+    pushed[r.input].push_back(record_to_json(r)["results"].dump());
+    return true;
+  });
+  auto inputs = p.open_inputs(list);
+  Pipeline::InputStream s = p.stream(*inputs);
+  FrameRecord r;
+  std::size_t from = 99;
+  while (s.next(&r, &from)) {
+    EXPECT_EQ(inputs->state(from).name, r.input);
+    pulled[r.input].push_back(record_to_json(r)["results"].dump());
+  }
+  EXPECT_EQ(pulled, pushed);
+  EXPECT_EQ(s.stats().read, 10);
+  EXPECT_EQ(s.stats().processed, 10);
+  auto endless = p.open_inputs({{"a", "test://noise?w=8&h=8&frames=1000000"}});
+  Pipeline::InputStream e = p.stream(*endless);
+  ASSERT_TRUE(e.next(&r));
+  e.stop(true);
+  int after = 0;
+  while (e.next(&r)) ++after;
+  EXPECT_EQ(after, 0);  // the frames in flight were dropped
+  EXPECT_EQ(endless->state(0).end, InputEnd::kStopped);
+}
+
+// open() with no URI takes the config's one input with its own keys (here its timeout_s and no
+// reconnect: a stalled RTP listener fails in 0.3 s, not the default 10 s); a stop request given
+// to open() ends a wait for a frame within 50 ms.
+TEST(MultiInputApi, OpenTakesTheInputsKeysAndAStopRequest) {
+  const std::string stages = "platform: cpu\nstages:\n  - {type: stats}\n";
+  EXPECT_THROW(Pipeline::from_yaml("inputs: [{name: a, uri: 'test://noise'}, {name: b, uri: "
+                                   "'test://blobs'}]\n" +
+                                   stages)
+                   .open(),
+               Error);
+  if (!have_gstreamer() || !test::gst_has_element("udpsrc")) GTEST_SKIP() << "no GStreamer";
+  const std::string uri = "rtp://127.0.0.1:" + std::to_string(test::free_udp_port());
+  Pipeline p = Pipeline::from_yaml("inputs:\n  - {name: cam, uri: '" + uri +
+                                   "', timeout_s: 0.3,\n     reconnect: {attempts: 0}}\n" + stages);
+  std::unique_ptr<Source> src;
+  try {
+    src = p.open();
+  } catch (const Error& e) {
+    GTEST_SKIP() << "rtp:// cannot be opened here: " << e.what();
+  }
+  Frame f;
+  auto t0 = std::chrono::steady_clock::now();
+  EXPECT_THROW(src->next(&f), Error);
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(3));
+  src.reset();
+  std::atomic<int> stop{0};
+  auto stalled = p.open(uri, &stop);  // a URI given: SourceOptions' defaults (a 10 s stall limit)
+  std::thread raise([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    stop = SIGINT;
+  });
+  t0 = std::chrono::steady_clock::now();
+  EXPECT_FALSE(stalled->next(&f));
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(3));
+  raise.join();
 }
 
 }  // namespace

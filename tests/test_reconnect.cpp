@@ -5,8 +5,6 @@
 // wait; which URIs are wrapped; then an RTP sender on 127.0.0.1 that stops and starts again while
 // jetpipe receives, and summary.json's `reconnects` block.
 #include <gtest/gtest.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -342,21 +340,6 @@ TEST(Reconnect, OnlyLiveSourcesAreWrapped) {
   EXPECT_FALSE(reconnect_stats(*open_source("test://smpte?w=32&h=24&frames=3&live=true", never)));
 }
 
-int free_udp_port() {
-  const int s = ::socket(AF_INET, SOCK_DGRAM, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  if (::bind(s, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0) {
-    ::close(s);
-    return 0;
-  }
-  socklen_t len = sizeof a;
-  ::getsockname(s, reinterpret_cast<sockaddr*>(&a), &len);
-  ::close(s);
-  return ntohs(a.sin_port);
-}
-
 // An RTP sender on 127.0.0.1 that stops mid-run and starts again: the receiver stalls (0.5 s
 // without a frame), reopens, and frames come again with indices that keep counting.
 TEST(Reconnect, RtpSenderStopsAndStartsAgain) {
@@ -372,7 +355,7 @@ TEST(Reconnect, RtpSenderStopsAndStartsAgain) {
   if (!f.has("avdec_h264") && !f.has("openh264dec") && !f.has("nvv4l2decoder")) {
     GTEST_SKIP() << "no H.264 decoder (gstreamer1.0-libav)";
   }
-  const int port = free_udp_port();
+  const int port = test::free_udp_port();
   ASSERT_GT(port, 0);
   const std::string where = "127.0.0.1:" + std::to_string(port);
   std::vector<std::string> log;

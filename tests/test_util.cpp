@@ -1,6 +1,10 @@
 // SPDX-License-Identifier: MIT
 #include "tests/test_util.h"
 
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
@@ -192,6 +196,22 @@ bool gst_has_element(const char* name) {
   (void)name;
   return false;
 #endif
+}
+
+int free_udp_port() {
+  const int s = ::socket(AF_INET, SOCK_DGRAM, 0);
+  if (s < 0) return 0;
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  int port = 0;
+  socklen_t len = sizeof a;
+  if (::bind(s, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0 &&
+      ::getsockname(s, reinterpret_cast<sockaddr*>(&a), &len) == 0) {
+    port = ntohs(a.sin_port);
+  }
+  ::close(s);
+  return port;
 }
 
 std::vector<std::string> cli_command() { return JETPIPE_CLI_ARGV; }

@@ -111,4 +111,7 @@ std::string opencv_sample(const std::string& name);
 // For elements detect_gst_features() does not look for: the demuxers and decoders of test clips.
 bool gst_has_element(const char* name);
 
+// A UDP port on 127.0.0.1 that was free a moment ago (0 if none could be had).
+int free_udp_port();
+
 }  // namespace jetpipe::test
