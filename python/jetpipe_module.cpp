@@ -10,7 +10,9 @@
 #include <dlpack/dlpack.h>
 #endif
 
+#include <atomic>
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <regex>
@@ -19,8 +21,10 @@
 #include <vector>
 
 #include "core/error.h"
+#include "interrupt.h"
 #include "pipeline/api.h"
 #include "pipeline/info.h"
+#include "pipeline/io/reconnect.h"
 #include "pipeline/results_json.h"
 
 namespace py = pybind11;
@@ -474,12 +478,12 @@ DeviceFrame dlpack_device_frame(py::handle obj, const std::string& format) {
 #endif
 }
 
-class PySource;
+class PyStream;
 
 struct PyPipeline {
   std::unique_ptr<Pipeline> p;
   std::mutex busy;             // one call at a time (a Pipeline runs one frame stream)
-  PySource* active = nullptr;  // the source being iterated, until it ends or is closed
+  PyStream* active = nullptr;  // the source or inputs being iterated, until they end or close
   bool host_images = false, device_images = false;  // keep_images' two lists are not empty
   bool with_images() const { return host_images || device_images; }
 
@@ -501,86 +505,133 @@ std::unique_lock<std::mutex> lock_or_raise(std::mutex& m, const char* what) {
   return lk;
 }
 
-class PySource {
+// What a Source and an Inputs share: one thread iterating at a time, the pipeline's lock while a
+// record is pulled (the GIL released), Ctrl-C (python/interrupt.h), and an ending that drops the
+// records in flight so the pipeline starts clean.
+class PyStream {
  public:
-  PySource(py::object owner, PyPipeline* pp, std::unique_ptr<Source> s)
-      : owner_(std::move(owner)), pp_(pp), source_(std::move(s)) {}
-  ~PySource() {
-    try {
-      finish();
-    } catch (...) {  // a destructor never throws into Python
-    }
-  }
+  PyStream(py::object owner, PyPipeline* pp, std::shared_ptr<std::atomic<int>> stop, bool hook)
+      : owner_(std::move(owner)), pp_(pp), stop_(std::move(stop)), hook_(hook) {}
+  virtual ~PyStream() = default;
 
   py::dict next() {
-    auto lk = lock_or_raise(iter_, "jetpipe.Source: iterated from two threads at once");
+    auto lk = lock_or_raise(iter_, "jetpipe: a source iterated from two threads at once");
     if (done_) throw py::stop_iteration();
     auto busy = lock_or_raise(pp_->busy, "jetpipe.Pipeline: in use by another thread");
     Pipeline& p = pp_->get();
     if (pp_->active != nullptr && pp_->active != this) {
       throw std::runtime_error(
-          "jetpipe.Source: another source of this pipeline is being iterated; finish or close "
-          "it first (a Pipeline runs one source at a time)");
+          "jetpipe: another source of this pipeline is being iterated; finish or close it first "
+          "(a Pipeline runs one source, or one set of inputs, at a time)");
     }
-    // Ctrl-C between frames stops the source cleanly: in-flight records dropped, then raised.
-    if (PyErr_CheckSignals() != 0) {
-      busy.unlock();
-      finish();
-      throw py::error_already_set();
-    }
-    if (!stream_) {
-      stream_.emplace(p.stream(*source_));
-      pp_->active = this;
-    }
+    // Ctrl-C between frames, or while a frame is awaited: in-flight records dropped, then raised.
+    if (PyErr_CheckSignals() != 0) interrupted(busy);
+    pp_->active = this;
     FrameRecord rec;
     bool got = false;
     try {
+      InterruptHook hook(hook_ ? stop_.get() : nullptr);
       py::gil_scoped_release nogil;
-      got = stream_->next(&rec);
+      got = pull(p, &rec);
     } catch (...) {
       busy.unlock();
       finish();
       throw;
     }
+    if (stop_->load() != 0 && PyErr_CheckSignals() != 0) interrupted(busy);
     if (!got) {
-      stats_ = stream_->stats();
       busy.unlock();
-      finish();
-      if (!stats_.source_error.empty()) throw input_error(stats_.source_error);
+      const std::string error = finish();
+      if (!error.empty()) throw input_error(error);
       throw py::stop_iteration();
     }
-    stats_ = stream_->stats();
     return record_to_py(rec, pp_->with_images());
   }
 
-  // Stops the source: records still in flight are dropped; later iteration ends at once.
-  void finish() {
-    if (stream_ && pp_->p) {
-      stats_ = stream_->stats();
+  // Stops: records still in flight are dropped; later iteration ends at once. Returns the source's
+  // error ("" if none).
+  std::string finish() {
+    std::string error;
+    if (pp_->p) {
       py::gil_scoped_release nogil;  // before waiting for a thread that may want the GIL back
       std::lock_guard<std::mutex> busy(pp_->busy);
-      if (pp_->p) pp_->p->drain();
+      if (pp_->p) error = end(*pp_->p);
     }
     if (pp_->active == this) pp_->active = nullptr;
-    stream_.reset();
     done_ = true;
+    return error;
   }
 
   void close() {
-    auto lk = lock_or_raise(iter_, "jetpipe.Source: close() while another thread iterates it");
+    auto lk = lock_or_raise(iter_, "jetpipe: close() while another thread iterates the source");
     finish();
-    source_.reset();
+    release();
   }
 
-  py::dict stats() const {
-    py::dict d;
-    d["read"] = stats_.read;
-    d["processed"] = stats_.processed;
-    d["failed"] = stats_.failed;
-    d["dropped"] = stats_.dropped;
-    d["source_error"] = stats_.source_error;
-    return d;
+ protected:
+  // The next record (false at the end), the GIL released and the pipeline held.
+  virtual bool pull(Pipeline& p, FrameRecord* rec) = 0;
+  // Drops what is in flight and stops reading, the pipeline held; returns the source's error.
+  virtual std::string end(Pipeline& p) = 0;
+  // Lets the source(s) go (close()).
+  virtual void release() = 0;
+
+  void end_quietly() noexcept {  // for destructors: they never throw into Python
+    try {
+      finish();
+    } catch (...) {
+    }
   }
+
+  py::object owner_;  // the Python Pipeline: alive as long as this
+  PyPipeline* pp_;
+  std::shared_ptr<std::atomic<int>> stop_;  // the sources' SourceOptions::stop
+
+ private:
+  [[noreturn]] void interrupted(std::unique_lock<std::mutex>& busy) {
+    py::error_already_set e;  // KeyboardInterrupt, taken before finish() releases the GIL
+    busy.unlock();
+    finish();
+    throw e;
+  }
+
+  const bool hook_;
+  std::mutex iter_;
+  bool done_ = false;
+};
+
+// Opens with a stop request the Ctrl-C hook can raise (opening may wait: a first frame, a
+// reconnect); KeyboardInterrupt if Ctrl-C came meanwhile.
+template <typename Open>
+auto open_interruptible(const std::shared_ptr<std::atomic<int>>& stop, Open&& open) {
+  decltype(open()) opened;
+  {
+    InterruptHook hook(stop.get());
+    py::gil_scoped_release nogil;
+    opened = open();
+  }
+  if (stop->load() != 0 && PyErr_CheckSignals() != 0) throw py::error_already_set();
+  return opened;
+}
+
+py::dict run_stats_to_py(const RunStats& st) {
+  py::dict d;
+  d["read"] = st.read;
+  d["processed"] = st.processed;
+  d["failed"] = st.failed;
+  d["dropped"] = st.dropped;
+  d["source_error"] = st.source_error;
+  return d;
+}
+
+class PySource : public PyStream {
+ public:
+  PySource(py::object owner, PyPipeline* pp, std::shared_ptr<std::atomic<int>> stop,
+           std::unique_ptr<Source> s)
+      : PyStream(std::move(owner), pp, std::move(stop), s->live()), source_(std::move(s)) {}
+  ~PySource() override { end_quietly(); }
+
+  py::dict stats() const { return run_stats_to_py(stats_); }
   std::string describe() const { return source_ ? source_->describe() : "(closed)"; }
   bool live() const { return source_ && source_->live(); }
   py::object total() const {
@@ -590,13 +641,95 @@ class PySource {
   }
 
  private:
-  py::object owner_;  // the Python Pipeline: alive as long as this source
-  PyPipeline* pp_;
+  bool pull(Pipeline& p, FrameRecord* rec) override {
+    if (!stream_) stream_.emplace(p.stream(*source_));
+    const bool got = stream_->next(rec);
+    stats_ = stream_->stats();
+    return got;
+  }
+  std::string end(Pipeline& p) override {
+    if (!stream_) return "";
+    stats_ = stream_->stats();
+    p.drain();
+    stream_.reset();
+    return stats_.source_error;
+  }
+  void release() override { source_.reset(); }
+
   std::unique_ptr<Source> source_;
   std::optional<Pipeline::Stream> stream_;
   RunStats stats_;
-  std::mutex iter_;
-  bool done_ = false;
+};
+
+// Several inputs (Pipeline::open_inputs): each read on its own thread, records as they complete.
+class PyInputs : public PyStream {
+ public:
+  PyInputs(py::object owner, PyPipeline* pp, std::shared_ptr<std::atomic<int>> stop,
+           std::unique_ptr<SourceSet> set)
+      : PyStream(std::move(owner), pp, std::move(stop), true), set_(std::move(set)) {}
+  ~PyInputs() override { end_quietly(); }
+
+  py::dict stats() const { return run_stats_to_py(stats_); }
+  // Each input's state; its reconnects once it has ended (its thread joined).
+  py::list inputs() const {
+    py::list out;
+    if (!set_) return out;
+    for (std::size_t i = 0; i < set_->size(); ++i) {
+      const InputState st = set_->state(i);
+      nlohmann::ordered_json j = {{"name", st.name}, {"uri", st.uri}, {"opened", st.opened}};
+      if (st.opened) {
+        j["source"] = st.describe;
+        j["live"] = st.live;
+      }
+      j["read"] = st.taken;
+      j["dropped"] = st.dropped;
+      j["ended"] = name(st.end);
+      if (!st.error.empty()) j["error"] = st.error;
+      if (joined_) {
+        if (const Source* src = set_->source(i)) {
+          if (const std::optional<ReconnectStats> r = reconnect_stats(*src)) {
+            j["reconnects"] = reconnects_json(*r);
+          }
+        }
+      }
+      out.append(to_py(j));
+    }
+    return out;
+  }
+
+ private:
+  bool pull(Pipeline& p, FrameRecord* rec) override {
+    if (!stream_) stream_.emplace(p.stream(*set_));
+    const bool got = stream_->next(rec);
+    stats_ = stream_->stats();
+    joined_ = !got;  // InputStream::next joins the inputs' threads at the end
+    return got;
+  }
+  std::string end(Pipeline& p) override {
+    if (!set_) return stats_.source_error;
+    if (stream_) {
+      stream_->stop(true);
+      FrameRecord rest;
+      while (stream_->next(&rest)) {
+      }
+      stats_ = stream_->stats();
+      stream_.reset();
+    }
+    p.drain();
+    set_->join();
+    joined_ = true;
+    stats_.source_error = set_->first_error();
+    return stats_.source_error;
+  }
+  void release() override {
+    stream_.reset();
+    set_.reset();
+  }
+
+  std::unique_ptr<SourceSet> set_;
+  std::optional<Pipeline::InputStream> stream_;
+  RunStats stats_;
+  bool joined_ = false;
 };
 
 py::dict process(PyPipeline& self, py::handle frame, std::int64_t index,
@@ -703,17 +836,30 @@ PYBIND11_MODULE(jetpipe, m) {
       "stages", [] { return to_py(stage_types_json()); },
       "Every stage type with its keys, defaults and ranges (`jetpipe stages`), as a list.");
 
-  py::class_<PySource>(m, "Source", "Frames of one input; iterate to get one record a frame.")
+  py::class_<PyStream>(m, "_Stream")
       .def("__iter__", [](py::object self) { return self; })
-      .def("__next__", &PySource::next)
-      .def("close", &PySource::close, "Stops the source; records in flight are dropped.")
+      .def("__next__", &PyStream::next)
+      .def("close", &PyStream::close, "Stops reading; records in flight are dropped.")
       .def("__enter__", [](py::object self) { return self; })
-      .def("__exit__", [](PySource& s, py::args) { s.close(); })
+      .def("__exit__", [](PyStream& s, py::args) { s.close(); });
+
+  py::class_<PySource, PyStream>(m, "Source",
+                                 "Frames of one input; iterate to get one record a frame.")
       .def_property_readonly("stats", &PySource::stats)
       .def_property_readonly("live", &PySource::live)
       .def_property_readonly("total", &PySource::total)
       .def("__repr__", [](const PySource& s) { return "<jetpipe.Source " + s.describe() + ">"; })
       .def("describe", &PySource::describe);
+
+  py::class_<PyInputs, PyStream>(
+      m, "Inputs",
+      "Several inputs, each read on its own thread; iterate to get each frame's record as it "
+      "completes (its 'input' names its input).")
+      .def_property_readonly("stats", &PyInputs::stats)
+      .def_property_readonly("inputs", &PyInputs::inputs)
+      .def("__repr__", [](const PyInputs& s) {
+        return "<jetpipe.Inputs " + std::to_string(py::len(s.inputs())) + " inputs>";
+      });
 
   py::class_<PyDeviceImage>(m, "DeviceImage",
                             "A record's image in device memory: __cuda_array_interface__ and "
@@ -779,15 +925,33 @@ PYBIND11_MODULE(jetpipe, m) {
           "open",
           [](py::object self_obj, const std::string& uri) {
             PyPipeline& self = self_obj.cast<PyPipeline&>();
-            std::unique_ptr<Source> s;
-            {
-              Pipeline& p = self.get();
-              py::gil_scoped_release nogil;  // opening a stream may wait for its first frame
-              s = p.open(uri);
-            }
-            return std::make_unique<PySource>(self_obj, &self, std::move(s));
+            Pipeline& p = self.get();
+            auto stop = std::make_shared<std::atomic<int>>(0);
+            std::unique_ptr<Source> s =
+                open_interruptible(stop, [&] { return p.open(uri, stop.get()); });
+            return std::make_unique<PySource>(self_obj, &self, stop, std::move(s));
           },
           py::arg("uri") = "")
+      .def(
+          "open_inputs",
+          [](py::object self_obj, std::optional<std::vector<std::string>> inputs,
+             std::int64_t max_frames) {
+            PyPipeline& self = self_obj.cast<PyPipeline&>();
+            Pipeline& p = self.get();
+            std::vector<InputConfig> list;
+            if (inputs) {
+              if (inputs->empty()) throw config_error("open_inputs: an empty list of inputs");
+              list = parse_input_args(*inputs);
+            }
+            auto stop = std::make_shared<std::atomic<int>>(0);
+            std::unique_ptr<SourceSet> set = open_interruptible(stop, [&] {
+              std::unique_ptr<SourceSet> opened = p.open_inputs(list, max_frames, stop.get());
+              opened->wait_open();  // throws when no input can be opened
+              return opened;
+            });
+            return std::make_unique<PyInputs>(self_obj, &self, stop, std::move(set));
+          },
+          py::arg("inputs") = py::none(), py::arg("max_frames") = -1)
       .def("process", &process, py::arg("frame"), py::arg("index") = 0, py::arg("source") = "",
            py::arg("format") = "")
       .def("close",
