@@ -19,6 +19,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -380,6 +381,73 @@ void bench_pipeline(Bench& b) {
                 fa.numRegs, fa.sharedSizeBytes);
   }
 #endif
+
+  // ---- Several frames of this size at once (several inputs, issue 41): one graph holding n chains
+  // side by side, one replay for the batch, against n graphs of one chain each replayed on n
+  // streams, the frames in flight as the CUDA executor runs them. Wall time of 20 rounds after a
+  // warm-up, per frame, the host's launches included (what a batch would save); and the batch's
+  // GPU time alone. Every chain's results are checked against the CPU twin's afterwards.
+  if (b.wants("pipeline-batch")) {
+    constexpr int kRounds = 20;
+    std::vector<std::unique_ptr<PlannedChain>> chains;
+    std::vector<CudaStream> lanes;
+    std::vector<CudaEvent> joins;
+    CudaEvent fork(false);
+    for (int n : {1, 2, 4, 8}) {
+      while (static_cast<int>(chains.size()) < n) {
+        chains.push_back(std::make_unique<PlannedChain>(config, frame.view()));
+        lanes.emplace_back();
+        joins.emplace_back(false);
+      }
+      const std::string batch_note = std::to_string(n) + " frames of one size";
+      // One graph: the chains forked from the capture stream, joined back.
+      const CapturedGraph batch(st, [&] {
+        JP_CUDA(cudaEventRecord(fork.get(), st));
+        for (int i = 0; i < n; ++i) {
+          JP_CUDA(cudaStreamWaitEvent(lanes[i].get(), fork.get(), 0));
+          chains[i]->enqueue(lanes[i].get());
+          JP_CUDA(cudaEventRecord(joins[i].get(), lanes[i].get()));
+          JP_CUDA(cudaStreamWaitEvent(st, joins[i].get(), 0));
+        }
+      });
+      JP_CUDA(cudaGraphUpload(batch.exec(), st));
+      const double batch_us = b.time_host_us([&] {
+        for (int r = 0; r < kRounds; ++r) JP_CUDA(cudaGraphLaunch(batch.exec(), st));
+        JP_CUDA(cudaStreamSynchronize(st));
+      });
+      // n graphs, one per frame, each replayed on its own stream (the executor's slots).
+      std::vector<std::unique_ptr<CapturedGraph>> singles;
+      for (int i = 0; i < n; ++i) {
+        singles.push_back(std::make_unique<CapturedGraph>(
+            lanes[i].get(), [&, i] { chains[i]->enqueue(lanes[i].get()); }));
+        JP_CUDA(cudaGraphUpload(singles[i]->exec(), lanes[i].get()));
+      }
+      const double flight_us = b.time_host_us([&] {
+        for (int r = 0; r < kRounds; ++r) {
+          for (int i = 0; i < n; ++i) JP_CUDA(cudaGraphLaunch(singles[i]->exec(), lanes[i].get()));
+        }
+        for (int i = 0; i < n; ++i) JP_CUDA(cudaStreamSynchronize(lanes[i].get()));
+      });
+      std::string batch_check;
+      for (int i = 0; i < n; ++i) {
+        if (results_json(chains[i]->results()) != chain_results) {
+          batch_check = "  MISMATCH: frame " + std::to_string(i) + " differs from the CPU twin";
+        }
+      }
+      const double frames = static_cast<double>(kRounds) * n;
+      b.add({"pipeline-batch-" + std::to_string(n), "graph-of-n", s.name(), "photo",
+             batch_us / frames, frame_bytes,
+             "per frame: one graph of " + batch_note + ", " + std::to_string(kRounds) +
+                 " replays back to back, wall time to the last" + batch_check});
+      b.add({"pipeline-batch-" + std::to_string(n), "n-graphs-in-flight", s.name(), "photo",
+             flight_us / frames, frame_bytes,
+             "per frame: " + batch_note + " as n graphs on n streams, " + std::to_string(kRounds) +
+                 " rounds, wall time to the last" + batch_check});
+      b.add({"pipeline-batch-" + std::to_string(n), "graph-of-n-gpu", s.name(), "photo",
+             b.time_gpu_us([&](int) { JP_CUDA(cudaGraphLaunch(batch.exec(), st)); }) / n,
+             frame_bytes, "per frame: one replay of the batch's graph, GPU time alone"});
+    }
+  }
 
   // ---- What each kernel adds to the graph: the graph of the chain's first n kernels, for each n
   // (the marginal cost of a kernel in the replay, which the stage-alone times above, each with its
