@@ -199,6 +199,26 @@ TEST(Reconnect, AFrameResetsTheCountAndIndicesKeepCounting) {
   EXPECT_EQ(back, 2) << ::testing::PrintToString(w.log);
 }
 
+// An RTSP stream's end (its server stopped or restarted it) is an outage: reopened, indices
+// going on; the same end of another live source ends it.
+TEST(Reconnect, AnRtspStreamsEndIsAnOutage) {
+  World w;
+  w.script = {{2, Connection::kEnd}, {3, Connection::kEnd}};  // then every open fails
+  auto src =
+      reconnecting_source("rtsp://10.0.0.7/cam", opener(&w), policy(2, 1, 8), nullptr, w.hooks());
+  const Read r = read_all(*src);
+  EXPECT_EQ(r.index, (std::vector<std::int64_t>{0, 1, 2, 3, 4}));
+  EXPECT_TRUE(has(r.error, "gave up")) << r.error;  // after the second end: 2 failed tries
+  EXPECT_EQ(reconnect_stats(*src)->reconnects, 1);
+  EXPECT_TRUE(has(::testing::PrintToString(w.log), "ended (EOS)"))
+      << ::testing::PrintToString(w.log);
+  World other;
+  other.script = {{2, Connection::kEnd}, {3, Connection::kEnd}};
+  auto cam = reconnecting_source(kUri, opener(&other), policy(2, 1, 8), nullptr, other.hooks());
+  EXPECT_EQ(read_all(*cam).index, (std::vector<std::int64_t>{0, 1}));
+  EXPECT_EQ(other.opened, 1u);
+}
+
 // Time away × the frame rate, less the frame that ended the outage.
 TEST(Reconnect, FramesLostAreEstimatedFromTheFrameRate) {
   World w;

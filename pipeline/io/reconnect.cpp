@@ -78,6 +78,10 @@ class ReconnectingSource final : public Source {
         lose(e.what());
         continue;
       }
+      if (!got && ends_as_outage() && !stop_requested()) {
+        lose("source '" + uri_ + "': the stream ended (EOS): the server stopped sending it");
+        continue;
+      }
       if (!got) {  // the end of the stream, or a stop request: nothing to reopen
         end_outage(hooks_.now(), false);
         ended_ = true;
@@ -131,6 +135,10 @@ class ReconnectingSource final : public Source {
 
  private:
   double max_delay() const { return std::max(policy_.max_delay_s, policy_.delay_s); }
+
+  // An RTSP stream's end is its server stopping or restarting (a camera's stream has no end of
+  // its own): an outage like a stall. Other live sources' ends are theirs (a pattern's frames=N).
+  bool ends_as_outage() const { return uri_.rfind("rtsp://", 0) == 0; }
 
   bool stop_requested() const {
     return stop_ != nullptr && stop_->load(std::memory_order_relaxed) != 0;

@@ -12,6 +12,8 @@
 //     way: open_source() returns after one try, next() goes on trying.
 //   - A stop request (SourceOptions::stop) ends a wait within 50 ms: next() returns false.
 //   - The end of the stream (EOS: a test pattern's frames=N) ends the source; it is not reopened.
+//     But for rtsp://: a server that stops or restarts its stream ends it, which is an outage like
+//     a stall (reopened; a stop request still ends it).
 //   - Frame.index keeps counting across reconnects: the first frame after one follows the last
 //     before it (frames never received have no index and no record; drops still show as gaps), and
 //     Frame.source's "#N" says the same number.
