@@ -30,7 +30,7 @@ int main(int argc, char** argv) {
               "large=test://checker?w=1280&h=720&frames=4&format=nv12"};
     }
     std::unique_ptr<jetpipe::SourceSet> inputs =
-        pipeline.open_inputs(jetpipe::parse_input_args(args));
+        pipeline.open_inputs(jetpipe::parse_input_args(args, pipeline.config().input_defaults()));
 
     std::map<std::string, long long> records;
     const jetpipe::RunStats stats = pipeline.run(*inputs, [&](const jetpipe::FrameRecord& r) {

@@ -19,8 +19,7 @@ SourceOptions source_options_for(const PipelineConfig& config) {
   SourceOptions o;
   o.colour = !(reads_frame && gray_only);
   o.max_frame_bytes = config.max_frame_mb << 20;
-  o.reconnect = config.reconnect;
-  return o;
+  return config.input_defaults().options(o);  // queue, timeout_s, reconnect
 }
 
 struct Pipeline::State {

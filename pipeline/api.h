@@ -40,7 +40,7 @@ namespace jetpipe {
 
 // How a pipeline wants its frames: GRAY8 (the luma plane, no colour conversion) when every stage
 // reading the frame reads gray only, else in colour, in the decoder's own layout (colour = true);
-// the config's frame size limit and reconnect policy.
+// the config's frame size limit and its top-level queue, timeout_s and reconnect.
 SourceOptions source_options_for(const PipelineConfig& config);
 
 struct RunStats {

@@ -167,9 +167,9 @@ const std::vector<ParamSpec>& input_specs() {
   return specs;
 }
 
+// `defaults`: the top-level queue, timeout_s and reconnect, which an entry's own keys override.
 std::vector<InputConfig> parse_inputs(const std::string& file, const YAML::Node& list,
-                                      const std::string& base_dir,
-                                      const ReconnectPolicy& reconnect) {
+                                      const std::string& base_dir, const InputConfig& defaults) {
   if (!list.IsSequence() || list.size() == 0) {
     throw config_error(yaml_where(file, list) +
                        ": inputs: must be a non-empty list of inputs, e.g. "
@@ -203,11 +203,11 @@ std::vector<InputConfig> parse_inputs(const std::string& file, const YAML::Node&
     in.uri = scalar(file, e["uri"], label + ".uri");
     if (in.uri.empty()) p.fail("uri", "must not be empty");
     in.uri = resolve_uri(in.uri, base_dir);
-    in.queue = p.get_int("queue");
-    in.timeout_s = p.get_number("timeout_s");
-    in.reconnect = reconnect;  // the top-level reconnect:, unless the input has its own
+    in.queue = p.has("queue") ? p.get_int("queue") : defaults.queue;
+    in.timeout_s = p.has("timeout_s") ? p.get_number("timeout_s") : defaults.timeout_s;
+    in.reconnect = defaults.reconnect;  // the top-level reconnect:, unless the input has its own
     if (const YAML::Node r = e["reconnect"]) {
-      in.reconnect = parse_reconnect(file, r, label + ".reconnect", reconnect);
+      in.reconnect = parse_reconnect(file, r, label + ".reconnect", defaults.reconnect);
     }
     out.push_back(std::move(in));
   }
@@ -218,10 +218,13 @@ std::vector<InputConfig> parse_inputs(const std::string& file, const YAML::Node&
 
 std::string default_input_name(std::size_t position) { return "input" + std::to_string(position); }
 
-std::vector<InputConfig> parse_input_args(const std::vector<std::string>& args) {
+std::vector<InputConfig> parse_input_args(const std::vector<std::string>& args,
+                                          const InputConfig& defaults) {
   std::vector<InputConfig> out;
   for (std::size_t i = 0; i < args.size(); ++i) {
-    InputConfig in;
+    InputConfig in = defaults;
+    in.named = true;
+    in.where.clear();
     const std::size_t eq = args[i].find('=');
     if (eq != std::string::npos && is_safe_name(args[i].substr(0, eq))) {
       in.name = args[i].substr(0, eq);
@@ -252,6 +255,14 @@ SourceOptions InputConfig::options(SourceOptions base) const {
   return base;
 }
 
+InputConfig PipelineConfig::input_defaults() const {
+  InputConfig in;
+  in.queue = queue;
+  in.timeout_s = timeout_s;
+  in.reconnect = reconnect;
+  return in;
+}
+
 std::vector<std::string> PipelineConfig::image_names() const {
   std::vector<std::string> out;
   for (const auto& s : stages) {
@@ -280,12 +291,21 @@ PipelineConfig parse_config(const std::string& yaml, const std::string& file,
         file + ": a config must be a map with keys input (or inputs), platform, stages, outputs");
   }
   check_keys(file, root, "the config",
-             {"input", "inputs", "platform", "max_frame_mb", "reconnect", "stages", "outputs"});
+             {"input", "inputs", "platform", "max_frame_mb", "reconnect", "queue", "timeout_s",
+              "stages", "outputs"});
 
   PipelineConfig cfg;
   cfg.file = file;
   if (const YAML::Node r = root["reconnect"]) {
     cfg.reconnect = parse_reconnect(file, r, "reconnect", ReconnectPolicy());
+  }
+  // queue and timeout_s at the top level: every input's, unless an entry of inputs: has its own.
+  {
+    const Params p(
+        file, "the config", root, &input_specs(),
+        {"input", "inputs", "platform", "max_frame_mb", "reconnect", "stages", "outputs"});
+    cfg.queue = p.get_int("queue");
+    cfg.timeout_s = p.get_number("timeout_s");
   }
   if (root["input"] && root["inputs"]) {
     throw config_error(yaml_where(file, root["inputs"]) + ": inputs: and input: (line " +
@@ -295,16 +315,17 @@ PipelineConfig parse_config(const std::string& yaml, const std::string& file,
   if (root["input"]) {
     cfg.input = resolve_uri(scalar(file, root["input"], "input"), base_dir);
     if (!cfg.input.empty()) {
-      InputConfig in;
+      InputConfig in = cfg.input_defaults();
       in.name = default_input_name(0);
       in.named = false;
       in.uri = cfg.input;
       in.where = yaml_where(file, root["input"]);
-      in.reconnect = cfg.reconnect;
       cfg.inputs.push_back(std::move(in));
     }
   }
-  if (root["inputs"]) cfg.inputs = parse_inputs(file, root["inputs"], base_dir, cfg.reconnect);
+  if (root["inputs"]) {
+    cfg.inputs = parse_inputs(file, root["inputs"], base_dir, cfg.input_defaults());
+  }
   if (root["platform"]) cfg.platform = scalar(file, root["platform"], "platform");
   if (const YAML::Node m = root["max_frame_mb"]) {
     long long mb = 0;

@@ -10,6 +10,7 @@
 //              save_images: bool}
 //   reconnect: {attempts: 10, delay_ms: 500, max_delay_ms: 8000}   live inputs (ReconnectPolicy):
 //             every input's, unless an entry of inputs: has its own
+//   queue, timeout_s: every input's too (InputConfig), unless an entry of inputs: has its own
 #pragma once
 
 #include <cstdint>
@@ -53,8 +54,10 @@ std::string default_input_name(std::size_t position);
 // as a name when the text before the first '=' is a valid name (1 to 64 letters, digits, '_', '-'
 // or '.': no ':' or '/', so neither a URI's query "?w=640" nor a path "dir/a=b" is one); else the
 // whole is the URI, and the input is named default_input_name(its position). Relative paths stay
-// as given (the current folder). Throws a config error for an empty URI or a name given twice.
-std::vector<InputConfig> parse_input_args(const std::vector<std::string>& args);
+// as given (the current folder); queue, timeout_s and reconnect are `defaults`' (a config's
+// PipelineConfig::input_defaults()). Throws a config error for an empty URI or a name given twice.
+std::vector<InputConfig> parse_input_args(const std::vector<std::string>& args,
+                                          const InputConfig& defaults = InputConfig());
 
 struct PipelineConfig {
   std::string file;      // as given (for messages)
@@ -68,11 +71,17 @@ struct PipelineConfig {
   // 0..1000000 (0: never reopen), delay_ms 1..3600000 before the first try, doubling up to
   // max_delay_ms (delay_ms..3600000).
   ReconnectPolicy reconnect;
+  // queue (1..64) and timeout_s (0.1..3600) at the top level: every input's (InputConfig), unless
+  // an entry of inputs: has its own; also the inputs given as URIs (--input, Pipeline::open(uri)).
+  int queue = SourceOptions{}.queue;
+  double timeout_s = SourceOptions{}.timeout_s;
   std::vector<std::unique_ptr<Stage>> stages;
   OutputsConfig outputs;
 
   // Names of the images the stages write, in stage order.
   std::vector<std::string> image_names() const;
+  // An input with the top-level queue, timeout_s and reconnect (no name or URI yet).
+  InputConfig input_defaults() const;
 };
 
 // The image every pipeline starts from.

@@ -195,7 +195,7 @@ RunSummary run_pipeline(const RunOptions& opt) {
     profile.timing_every = 1;
   }
   const std::vector<InputConfig> inputs =
-      opt.inputs.empty() ? cfg.inputs : parse_input_args(opt.inputs);
+      opt.inputs.empty() ? cfg.inputs : parse_input_args(opt.inputs, cfg.input_defaults());
   if (inputs.empty()) {
     throw config_error(cfg.file +
                        ": no input: set `input:` or `inputs:` in the config or pass --input URI");

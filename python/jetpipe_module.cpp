@@ -941,7 +941,7 @@ PYBIND11_MODULE(jetpipe, m) {
             std::vector<InputConfig> list;
             if (inputs) {
               if (inputs->empty()) throw config_error("open_inputs: an empty list of inputs");
-              list = parse_input_args(*inputs);
+              list = parse_input_args(*inputs, p.config().input_defaults());
             }
             auto stop = std::make_shared<std::atomic<int>>(0);
             std::unique_ptr<SourceSet> set = open_interruptible(stop, [&] {

@@ -165,6 +165,10 @@ const BadCase kBad[] = {
     {"input_timeout_type",
      "inputs:\n  - {name: a, uri: a, timeout_s: soon}\nstages: [{type: to_gray}]\n",
      "bad.yaml:2:34", "inputs[0]: timeout_s: must be a number in 0.1..3600"},
+    {"top_timeout_range", "timeout_s: 0\ninput: a\nstages: [{type: to_gray}]\n", "bad.yaml:1:12",
+     "the config: timeout_s: must be a number in 0.1..3600"},
+    {"top_queue_type", "queue: many\ninput: a\nstages: [{type: to_gray}]\n", "bad.yaml:1:8",
+     "the config: queue: must be an integer in 1..64"},
     {"input_reconnect_not_map",
      "inputs:\n  - {name: a, uri: a, reconnect: 3}\nstages: [{type: to_gray}]\n", "bad.yaml:2:34",
      "inputs[0].reconnect: must be a map"},
@@ -333,6 +337,33 @@ TEST(ConfigParse, InputsAreNamedWithTheirKeys) {
   EXPECT_EQ(o.timeout_s, 2.5);
   EXPECT_EQ(o.reconnect.attempts, 3);
   EXPECT_FALSE(o.colour);
+
+  // Top-level queue, timeout_s and reconnect: every input's, unless it has its own; also the
+  // inputs given as URIs (--input) and `input:`.
+  const PipelineConfig top = parse_config(
+      "timeout_s: 1.5\nqueue: 2\nreconnect: {attempts: 4}\n"
+      "inputs:\n  - {name: a, uri: x}\n  - {name: b, uri: y, timeout_s: 3, queue: 9,\n"
+      "     reconnect: {delay_ms: 100}}\nstages: [{type: to_gray}]\n",
+      "top.yaml", "/b");
+  EXPECT_EQ(top.inputs[0].timeout_s, 1.5);
+  EXPECT_EQ(top.inputs[0].queue, 2);
+  EXPECT_EQ(top.inputs[0].reconnect.attempts, 4);
+  EXPECT_EQ(top.inputs[1].timeout_s, 3);
+  EXPECT_EQ(top.inputs[1].queue, 9);
+  EXPECT_EQ(top.inputs[1].reconnect.attempts, 4);  // key by key
+  EXPECT_EQ(top.inputs[1].reconnect.delay_s, 0.1);
+  const std::vector<InputConfig> args =
+      parse_input_args({"cam=rtsp://h/s", "v4l2:///dev/video0"}, top.input_defaults());
+  for (const InputConfig& in : args) {
+    EXPECT_EQ(in.timeout_s, 1.5);
+    EXPECT_EQ(in.queue, 2);
+    EXPECT_EQ(in.reconnect.attempts, 4);
+  }
+  EXPECT_TRUE(args[0].named);
+  EXPECT_FALSE(args[1].named);
+  const PipelineConfig one_top =
+      parse_config("timeout_s: 0.5\ninput: x\nstages: [{type: to_gray}]\n", "o.yaml", "/b");
+  EXPECT_EQ(one_top.inputs[0].timeout_s, 0.5);
 
   // `input:` is the one input, named by its position and not named by the user.
   const PipelineConfig one =
