@@ -70,6 +70,11 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   run_cmd->add_option("--platform", run.platform, "auto, a profile name in platforms/, or a file "
                                                   "(overrides the config's platform)");
+  run_cmd
+      ->add_option("--threads", run.threads,
+                   "CPU backend: threads running each frame's strips (overrides the profile's "
+                   "`threads`; 0: one per CPU; results are the same for any count)")
+      ->check(CLI::Range(0, 1024));
   run_cmd->add_option("--max-frames", run.max_frames, "Stop each input after N frames")
       ->check(CLI::NonNegativeNumber);
   run_cmd->add_flag("--save-images", run.save_images,
