@@ -49,10 +49,13 @@ inline void extended_row(const ImageView& src, const Border& border, int y, int 
     return;
   }
   const std::uint8_t* row = src.row<const std::uint8_t>(sy);
-  for (int i = 0; i < n; ++i) {
+  std::copy(row, row + src.width, out + r);  // the row itself; the border only at its ends
+  const auto edge = [&](int i) {
     const int sx = border_remap(i - r, src.width, border.mode);
     out[i] = sx < 0 ? fill : row[sx];
-  }
+  };
+  for (int i = 0; i < r; ++i) edge(i);
+  for (int i = r + src.width; i < n; ++i) edge(i);
 }
 
 // Rows [y0 − ry, y1 + ry) of a GRAY8 image, each extended by rx pixels on both sides

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
-// The host executor (memory: host): stages run on the CPU twins, each frame in K row strips. For
-// each stage and pass every strip runs before the next pass or stage, so a strip's halo reads the
-// real neighbouring rows; results equal whole-frame processing.
+// The host executor (memory: host): stages run on the CPU twins, each frame in max(chunks, threads)
+// row strips. The strips of one pass run at once on a thread pool; every strip of a pass finishes
+// before the next pass or stage starts, so a strip's halo reads the real neighbouring rows. Stages
+// keep per-strip partials and merge them in strip order (stages/stage.h), so results equal
+// whole-frame processing whatever the thread or strip count.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -11,6 +13,7 @@
 #include "core/error.h"
 #include "pipeline/device_frame.h"
 #include "pipeline/executor.h"
+#include "pipeline/thread_pool.h"
 
 namespace jetpipe {
 
@@ -89,7 +92,11 @@ class HostExecutor : public Executor {
  public:
   HostExecutor(const PipelineConfig& cfg, const PlatformProfile& profile,
                std::vector<std::string> keep)
-      : cfg_(cfg), chunks_(profile.chunks), ratio_(profile.strip_ratio), keep_(std::move(keep)) {}
+      : cfg_(cfg),
+        pool_(profile.threads > 0 ? profile.threads : hardware_threads()),
+        strips_(std::max(profile.chunks, pool_.threads())),
+        ratio_(profile.strip_ratio),
+        keep_(std::move(keep)) {}
 
   void submit(Frame frame) override {
     const auto t0 = Clock::now();
@@ -133,8 +140,9 @@ class HostExecutor : public Executor {
   std::size_t in_flight() const override { return done_.size(); }
   std::string describe() const override {
     std::ostringstream os;  // as the CUDA executor writes its strips
-    os << "host (CPU twins), " << chunks_ << " strip" << (chunks_ == 1 ? "" : "s");
-    if (chunks_ > 1 && ratio_ < 1.0) os << ", each " << ratio_ << " of the one before";
+    os << "host (CPU twins), " << strips_ << " strip" << (strips_ == 1 ? "" : "s");
+    if (strips_ > 1 && ratio_ < 1.0) os << ", each " << ratio_ << " of the one before";
+    os << " on " << pool_.threads() << " thread" << (pool_.threads() == 1 ? "" : "s");
     return os.str();
   }
 
@@ -151,7 +159,7 @@ class HostExecutor : public Executor {
   void run(const HostImage& frame, FrameRecord* rec) {
     // The stages read NV12's luma plane as the frame; a kept frame keeps both planes.
     std::map<std::string, ImageView> views = {{kFrameImage, luma_plane(frame.view())}};
-    const std::vector<int> bounds = strip_bounds(frame.height(), chunks_, ratio_);
+    const std::vector<int> bounds = strip_bounds(frame.height(), strips_, ratio_);
     const int strips = static_cast<int>(bounds.size()) - 1;
     for (const auto& stage : cfg_.stages) {
       current_ = stage.get();
@@ -165,7 +173,8 @@ class HostExecutor : public Executor {
       const auto t0 = Clock::now();
       stage->begin_frame(in, strips);
       for (int pass = 0; pass < stage->passes(); ++pass) {
-        for (int k = 0; k < strips; ++k) stage->run_cpu(pass, in, out, k, bounds[k], bounds[k + 1]);
+        Stage* s = stage.get();
+        pool_.run(strips, [&](int k) { s->run_cpu(pass, in, out, k, bounds[k], bounds[k + 1]); });
         stage->end_pass(pass);
       }
       StageResult r = stage->result();
@@ -190,7 +199,8 @@ class HostExecutor : public Executor {
   }
 
   const PipelineConfig& cfg_;
-  int chunks_;
+  ThreadPool pool_;
+  int strips_;
   double ratio_;
   std::vector<std::string> keep_;
   std::map<std::string, HostImage> images_;

@@ -227,6 +227,8 @@ PlatformProfile parse_platform(const YAML::Node& root, const std::string& path) 
       p.memory = one_of<MemoryStrategy>(path, v, "memory", kMemories);
     } else if (k == "chunks") {
       p.chunks = int_in(path, v, "chunks", 1, 1024);
+    } else if (k == "threads") {
+      p.threads = int_in(path, v, "threads", 0, 1024);
     } else if (k == "min_strip_mb") {
       p.min_strip_mb = int_in(path, v, "min_strip_mb", 0, 4096);
     } else if (k == "strip_ratio") {
@@ -255,9 +257,9 @@ PlatformProfile parse_platform(const YAML::Node& root, const std::string& path) 
       if (k == "name") p.name = v.Scalar();
     } else {
       throw config_error(yaml_where(path, kv.first) + ": unknown key " + shown_key(k) +
-                         " (valid: name, description, backend, memory, chunks, min_strip_mb, "
-                         "strip_ratio, strip_copies, copy_wait, streams, frames_in_flight, "
-                         "cuda_graphs, results, timing, timing_every)");
+                         " (valid: name, description, backend, memory, chunks, threads, "
+                         "min_strip_mb, strip_ratio, strip_copies, copy_wait, streams, "
+                         "frames_in_flight, cuda_graphs, results, timing, timing_every)");
     }
   }
   if (p.backend == Backend::kCpu && p.memory != MemoryStrategy::kHost) {

@@ -3,7 +3,7 @@
 //   backend: cpu | cuda
 //   memory: host | copy | pinned-chunked | zero-copy | managed
 //   chunks: row strips per frame; min_strip_mb; strip_ratio; strip_copies; copy_wait; streams;
-//   frames_in_flight; cuda_graphs
+//   frames_in_flight; cuda_graphs; threads (cpu)
 //   results: auto | mapped | copy (where small results land); timing: stages | strips | frame;
 //   timing_every
 // `auto` decides from device attributes (never the device name): no CUDA device → cpu; an
@@ -40,6 +40,9 @@ struct PlatformProfile {
   Backend backend = Backend::kCpu;
   MemoryStrategy memory = MemoryStrategy::kHost;
   int chunks = 1;
+  // cpu: threads that run a frame's strips at once (0: one per CPU the process may use,
+  // hardware_threads()); a frame then has max(chunks, threads) strips. Results never depend on it.
+  int threads = 0;
   // pinned-chunked: strips of at least this many MiB of frame (fewer strips for small frames: each
   // strip's copy costs the copy engine a start-up); 0 = always `chunks` strips.
   int min_strip_mb = 0;

@@ -28,6 +28,7 @@
 #include "pipeline/quantiles.h"
 #include "pipeline/results_json.h"
 #include "pipeline/source_set.h"
+#include "pipeline/thread_pool.h"
 
 namespace fs = std::filesystem;
 
@@ -190,6 +191,14 @@ RunSummary run_pipeline(const RunOptions& opt) {
   std::string platform_reason;
   const std::string platform_spec = opt.platform.empty() ? cfg.platform : opt.platform;
   PlatformProfile profile = resolve_platform(platform_spec, &platform_reason);
+  if (opt.threads >= 0) {
+    if (profile.backend != Backend::kCpu) {
+      throw config_error("--threads " + std::to_string(opt.threads) + ": platform '" +
+                         profile.name + "' runs on the GPU (backend cuda); host threads are for " +
+                         "backend cpu (e.g. --platform cpu)");
+    }
+    profile.threads = opt.threads;
+  }
   if (!opt.timeline.empty() && profile.backend == Backend::kCuda) {
     profile.timing = TimingLevel::kStrips;  // every span of every frame
     profile.timing_every = 1;
@@ -443,6 +452,9 @@ RunSummary run_pipeline(const RunOptions& opt) {
                    {"cuda_graphs", profile.cuda_graphs},
                    {"results", name(profile.results)},
                    {"timing", name(profile.timing)}};
+  if (profile.backend == Backend::kCpu) {  // the threads that ran the strips
+    s["platform"]["threads"] = profile.threads > 0 ? profile.threads : hardware_threads();
+  }
   if (!opt.output_video.empty()) {
     s["output_video"] = {{"target", opt.output_video},
                          {"image", opt.output_image},

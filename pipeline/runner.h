@@ -28,6 +28,9 @@ struct RunOptions {
   std::vector<std::string> inputs;
   std::string output_dir = "out";
   std::string platform;    // overrides the config's platform when set
+  // ≥ 0: overrides the profile's `threads` (cpu backend: threads running a frame's strips; 0: one
+  // per CPU); a CUDA profile refuses it (config error).
+  int threads = -1;
   std::int64_t max_frames = -1;  // per input
   bool save_images = false;
   bool strict = false;     // stop at the first failed frame

@@ -491,6 +491,14 @@ TEST(Platform, ProfilesLoadAndValidate) {
       profile_error_of(f, "backend: cuda\nmemory: pinned-chunked\nmin_strip_mb: -1\n");
   EXPECT_NE(min_strip.find(":3:"), std::string::npos) << min_strip;
   EXPECT_NE(min_strip.find("min_strip_mb"), std::string::npos) << min_strip;
+  std::ofstream(f) << "backend: cpu\nmemory: host\nchunks: 2\nthreads: 3\n";
+  EXPECT_EQ(load_platform(f.string()).threads, 3);
+  EXPECT_EQ(load_platform_text("backend: cpu\n", "p.yaml").threads, 0);  // 0: one per CPU
+  for (const char* bad : {"-1", "1025", "two"}) {
+    const std::string e = profile_error_of(f, std::string("backend: cpu\nthreads: ") + bad + "\n");
+    EXPECT_NE(e.find(":2:"), std::string::npos) << bad << ": " << e;
+    EXPECT_NE(e.find("threads"), std::string::npos) << bad << ": " << e;
+  }
   std::ofstream(f) << "backend: cuda\nmemory: pinned-chunked\nchunks: 4\nstrip_ratio: 0.6\n";
   EXPECT_DOUBLE_EQ(load_platform(f.string()).strip_ratio, 0.6);
   for (const char* bad : {"0", "1.5", "half"}) {

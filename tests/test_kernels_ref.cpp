@@ -659,8 +659,10 @@ INSTANTIATE_TEST_SUITE_P(Sizes, HarrisRef, ::testing::ValuesIn(make_cases(std::s
 // operations. The twin must equal it bit for bit, in one call and in strips.
 TEST(HarrisRef, EqualsItsDefinitionBitForBit) {
   std::mt19937 rng(fresh_seed());
-  const HarrisVariant variants[] = {{1, 1}, {2, 1}, {3, 3}, {4, 3}, {7, 3}, {3, 5}, {5, 7}, {8, 5}};
-  const Size2 sizes[] = {{1, 1}, {2, 5}, {6, 3}, {19, 11}, {40, 23}};
+  // Block 22 with ksize 3 is the largest whose sums the twin keeps in int32; 23 takes int64.
+  const HarrisVariant variants[] = {{1, 1},  {2, 1},  {3, 3}, {4, 3}, {7, 3},
+                                    {22, 3}, {23, 3}, {3, 5}, {5, 7}, {8, 5}};
+  const Size2 sizes[] = {{1, 1}, {2, 5}, {6, 3}, {19, 11}, {40, 23}, {131, 7}};
   for (const HarrisVariant& v : variants) {
     for (const NamedBorder& nb : kBorders) {
       for (const Size2& sz : sizes) {

@@ -2,6 +2,7 @@
 // End-to-end runs on the host backend: records per frame, order, errors, strips, summaries.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -29,11 +30,12 @@ class PipelineRun : public ::testing::Test {
     std::ofstream(p) << yaml;
     return p.string();
   }
-  std::string write_platform(int chunks, double ratio = 1.0) {
-    const fs::path p =
-        dir_ / ("cpu_k" + std::to_string(chunks) + "_r" + std::to_string(ratio) + ".yaml");
+  // A cpu profile of `chunks` strips on `threads` threads (a frame gets max(chunks, threads)).
+  std::string write_platform(int chunks, double ratio = 1.0, int threads = 1) {
+    const fs::path p = dir_ / ("cpu_k" + std::to_string(chunks) + "_r" + std::to_string(ratio) +
+                               "_t" + std::to_string(threads) + ".yaml");
     std::ofstream(p) << "backend: cpu\nmemory: host\nchunks: " << chunks
-                     << "\nstrip_ratio: " << ratio << "\n";
+                     << "\nstrip_ratio: " << ratio << "\nthreads: " << threads << "\n";
     return p.string();
   }
   static std::vector<json> read_jsonl(const fs::path& p) {
@@ -111,6 +113,110 @@ TEST_F(PipelineRun, StripCountDoesNotChangeResults) {
                                   << ")";
     EXPECT_EQ(images, reference_img) << "chunks " << k << " ratio " << ratio;
   }
+}
+
+// The strips of a pass run at once on the host executor's threads: results and images equal one
+// thread and one strip, for thread counts 1, 2, 3, 7 with odd strip counts and tapered strips, on a
+// real frame and random frames of odd sizes, every filter under each border mode. The reductions
+// (histogram, stats per row, Otsu, detect with quality and with a threshold) merge per-strip
+// partials in strip order.
+class ThreadedRun : public PipelineRun, public ::testing::WithParamInterface<const char*> {};
+
+TEST_P(ThreadedRun, ThreadCountDoesNotChangeResults) {
+  const std::uint32_t seed = test::fresh_seed();
+  std::mt19937 rng(seed);
+  fs::copy_file(JETPIPE_SOURCE_DIR "/tests/regression/frames/vtest_0120.ppm",
+                dir_ / "frames" / "vtest_0120.ppm");
+  const int sizes[][2] = {{113, 113}, {129, 3}, {7, 1}, {1, 7}, {57, 2}, {331, 97}, {64, 201}};
+  int n = 0;
+  for (const auto& sz : sizes) {
+    const bool gray = n % 2 == 1;
+    const HostImage img =
+        test::random_image(sz[0], sz[1], gray ? PixelFormat::kGray8 : PixelFormat::kBgr8, rng);
+    write_image(
+        (dir_ / "frames" / ("rand_" + std::to_string(n++) + (gray ? ".pgm" : ".ppm"))).string(),
+        img.view());
+  }
+  const std::string mode = GetParam();
+  const std::string b =
+      mode == std::string("constant") ? "border: constant, border_value: 9" : "border: " + mode;
+  std::string yaml = R"(input: frames://frames
+stages:
+  - {type: to_gray, name: gray}
+  - {type: gaussian, name: blur, ksize: 5, BORDER}
+  - {type: histogram, name: hist, bins: 256}
+  - {type: stats, name: stats}
+  - {type: box, name: box, input: gray, ksize: 7, BORDER}
+  - {type: sobel, name: sxy, input: gray, dx: 1, dy: 1, ksize: 3, BORDER}
+  - {type: stats, name: sxy_stats}
+  - {type: convolve, name: conv, input: gray, kernel: [[1, 2, 1], [0, 0, 0], [-1, -2, -1]], delta: 128, BORDER}
+  - {type: threshold, name: otsu, input: blur, value: otsu}
+  - {type: harris, name: resp, input: blur, block_size: 3, ksize: 3, BORDER}
+  - {type: stats, name: resp_stats}
+  - {type: detect, name: corners, quality: 0.01, nms_radius: 4, max_detections: 500}
+  - {type: detect, name: strong, input: resp, threshold: 1e-5, nms_radius: 2, max_detections: 50}
+)";
+  for (std::size_t at; (at = yaml.find("BORDER")) != std::string::npos;) yaml.replace(at, 6, b);
+  const std::string cfg = write_config("threads.yaml", yaml);
+  struct Setting {
+    int threads, chunks;
+    double ratio;
+  };
+  const Setting settings[] = {{1, 1, 1.0}, {2, 1, 1.0},  {3, 1, 1.0}, {7, 1, 1.0}, {2, 5, 1.0},
+                              {3, 7, 1.0}, {7, 13, 1.0}, {3, 3, 0.5}, {7, 9, 0.7}, {2, 600, 1.0}};
+  std::string reference, reference_img;
+  for (const Setting& st : settings) {
+    const std::string what = std::to_string(st.threads) + " threads, chunks " +
+                             std::to_string(st.chunks) + " ratio " + std::to_string(st.ratio) +
+                             ", border " + mode + " (seed " + std::to_string(seed) + ")";
+    RunOptions o;
+    o.config = cfg;
+    o.platform = write_platform(st.chunks, st.ratio);  // threads: 1, overridden as --threads does
+    o.threads = st.threads;
+    o.output_dir = (dir_ / ("out_t" + std::to_string(st.threads) + "_k" +
+                            std::to_string(st.chunks) + "_r" + std::to_string(st.ratio)))
+                       .string();
+    o.save_images = true;
+    const RunSummary s = run_pipeline(o);
+    EXPECT_EQ(s.failed, 0) << what;
+    const json sum = json::parse(test::slurp(fs::path(o.output_dir) / "summary.json"));
+    EXPECT_EQ(sum["platform"]["threads"], st.threads) << what;
+    EXPECT_TRUE(test::has(sum["executor"].get<std::string>(),
+                          "on " + std::to_string(st.threads) + " thread"))
+        << sum["executor"];
+    const std::string results = test::slurp(fs::path(o.output_dir) / "results.jsonl");
+    std::vector<fs::path> files;
+    for (const auto& e : fs::directory_iterator(fs::path(o.output_dir) / "images")) {
+      files.push_back(e.path());
+    }
+    std::sort(files.begin(), files.end());
+    std::string images;
+    for (const fs::path& f : files) images += f.filename().string() + test::slurp(f);
+    EXPECT_EQ(files.size(), 8u * 7u) << what;  // 8 frames, 7 images each
+    if (st.threads == 1 && st.chunks == 1) {
+      reference = results;
+      reference_img = images;
+      continue;
+    }
+    EXPECT_EQ(results, reference) << what;
+    EXPECT_TRUE(images == reference_img) << what;
+  }
+}
+INSTANTIATE_TEST_SUITE_P(Borders, ThreadedRun,
+                         ::testing::Values("constant", "replicate", "reflect", "reflect101",
+                                           "wrap"));
+
+TEST_F(PipelineRun, ThreadsAreForTheCpuBackend) {
+  const std::string cfg =
+      write_config("c.yaml", "input: frames://frames\nstages:\n  - {type: histogram}\n");
+  RunOptions o;
+  o.config = cfg;
+  o.platform = "discrete";
+  o.threads = 2;
+  o.output_dir = (dir_ / "out").string();
+  const std::string e = test::error_of([&] { run_pipeline(o); });
+  EXPECT_TRUE(test::has(e, "--threads 2: platform 'discrete' runs on the GPU")) << e;
+  EXPECT_FALSE(fs::exists(dir_ / "out" / "results.jsonl"));
 }
 
 TEST_F(PipelineRun, EveryFrameYieldsOneRecordInOrder) {

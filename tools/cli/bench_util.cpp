@@ -1,6 +1,40 @@
 // SPDX-License-Identifier: MIT
 #include "tools/cli/bench_util.h"
 
+#include <fstream>
+#include <random>
+
+namespace jetpipe::cli {
+
+std::string cpu_model() {
+  std::ifstream in("/proc/cpuinfo");
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind("model name", 0) == 0) return line.substr(line.find(':') + 2);
+  }
+  return "unknown CPU";
+}
+
+std::vector<HostImage> synthetic_frames(int w, int h, int n) {
+  std::vector<HostImage> out;
+  std::mt19937 rng(1234);
+  for (int i = 0; i < n; ++i) {
+    HostImage img(w, h, PixelFormat::kBgr8);
+    const ImageView v = img.view();
+    for (int y = 0; y < h; ++y) {
+      std::uint8_t* r = v.row<std::uint8_t>(y);
+      for (int x = 0; x < w; ++x) {
+        const int base = ((x / 64 + y / 64 + i) % 2) ? 180 : 60;
+        for (int c = 0; c < 3; ++c) r[3 * x + c] = static_cast<std::uint8_t>(base + (rng() % 32));
+      }
+    }
+    out.push_back(std::move(img));
+  }
+  return out;
+}
+
+}  // namespace jetpipe::cli
+
 #if JETPIPE_HAVE_CUDA
 #include <cuda_runtime_api.h>
 
@@ -53,24 +87,6 @@ Bandwidth best_pinned_bandwidth() {
     bw.d2h_gbps = std::max(bw.d2h_gbps, b.d2h_gbps);
   }
   return bw;
-}
-
-std::vector<HostImage> synthetic_frames(int w, int h, int n) {
-  std::vector<HostImage> out;
-  std::mt19937 rng(1234);
-  for (int i = 0; i < n; ++i) {
-    HostImage img(w, h, PixelFormat::kBgr8);
-    const ImageView v = img.view();
-    for (int y = 0; y < h; ++y) {
-      std::uint8_t* r = v.row<std::uint8_t>(y);
-      for (int x = 0; x < w; ++x) {
-        const int base = ((x / 64 + y / 64 + i) % 2) ? 180 : 60;
-        for (int c = 0; c < 3; ++c) r[3 * x + c] = static_cast<std::uint8_t>(base + (rng() % 32));
-      }
-    }
-    out.push_back(std::move(img));
-  }
-  return out;
 }
 
 std::vector<HostImage> pool_frames(const Executor& exec, const std::vector<HostImage>& images) {

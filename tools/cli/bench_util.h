@@ -1,8 +1,23 @@
 // SPDX-License-Identifier: MIT
-// What `jetpipe bench pipeline` and `jetpipe tune` share (CUDA builds): the bus's pinned copy
-// bandwidth, synthetic frames, frames in the executor's pool or in device memory, and the bytes a
-// frame sends back (for the PCIe floor).
+// What the benchmarks share: synthetic frames and the CPU's name (any build); and for `jetpipe
+// bench pipeline` and `jetpipe tune` (CUDA builds) the bus's pinned copy bandwidth, frames in the
+// executor's pool or in device memory, and the bytes a frame sends back (for the PCIe floor).
 #pragma once
+
+#include <string>
+#include <vector>
+
+#include "core/image.h"
+
+namespace jetpipe::cli {
+
+// Random BGR frames with some structure (blobs on noise), distinct per index (no GPU needed).
+std::vector<HostImage> synthetic_frames(int w, int h, int n);
+
+// The CPU's model name from /proc/cpuinfo ("unknown CPU" where absent).
+std::string cpu_model();
+
+}  // namespace jetpipe::cli
 
 #if JETPIPE_HAVE_CUDA
 #include <algorithm>
@@ -37,9 +52,6 @@ Bandwidth best_pinned_bandwidth();
 inline double pcie_floor_ms(double in_bytes, double out_bytes, const Bandwidth& bw) {
   return std::max(in_bytes / (bw.h2d_gbps * 1e6), out_bytes / (bw.d2h_gbps * 1e6));
 }
-
-// Random BGR frames with some structure (blobs on noise), distinct per index.
-std::vector<HostImage> synthetic_frames(int w, int h, int n);
 
 // Frames for a run: `images` (any memory), copied into the executor's frame pool when it has one,
 // so the timed loop has no staging copy (as sources that decode into the pool).

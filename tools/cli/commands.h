@@ -49,11 +49,22 @@ struct SourceBenchOptions {
   std::string json;
 };
 
+// jetpipe bench cpu: the CPU backend's harris beside cv::cornerHarris, and a config's chain
+// through the host executor, at each thread count (no GPU needed).
+struct CpuBenchOptions {
+  std::string config;
+  std::vector<std::pair<int, int>> sizes = {{768, 576}, {1920, 1080}};
+  std::vector<int> threads;  // empty: 1 and every CPU of the process
+  int reps = 50;
+  std::string json;
+};
+
 int cmd_info();
 int cmd_bench_pipeline(const StreamBenchOptions& options);
 // jetpipe bench pipeline --sources N,...: several inputs through one executor (sources_bench.cpp).
 int cmd_bench_sources(const StreamBenchOptions& options);
 int cmd_bench_source(const SourceBenchOptions& options);
+int cmd_bench_cpu(const CpuBenchOptions& options);
 int cmd_tune(const TuneOptions& options);
 int cmd_stages();
 int cmd_regress(const RegressOptions& options);

@@ -14,6 +14,7 @@
 
 #include "core/error.h"
 #include "pipeline/runner.h"
+#include "pipeline/thread_pool.h"
 #include "tools/cli/commands.h"
 #include "tools/size_list.h"
 
@@ -70,6 +71,11 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   run_cmd->add_option("--platform", run.platform, "auto, a profile name in platforms/, or a file "
                                                   "(overrides the config's platform)");
+  run_cmd
+      ->add_option("--threads", run.threads,
+                   "CPU backend: threads running each frame's strips (overrides the profile's "
+                   "`threads`; 0: one per CPU; results are the same for any count)")
+      ->check(CLI::Range(0, 1024));
   run_cmd->add_option("--max-frames", run.max_frames, "Stop each input after N frames")
       ->check(CLI::NonNegativeNumber);
   run_cmd->add_flag("--save-images", run.save_images,
@@ -96,8 +102,8 @@ int main(int argc, char** argv) {
   CLI::App* bench_cmd = app.add_subcommand(
       "bench",
       "Benchmarks: `bench pipeline` runs the executor's memory strategies on frames held "
-      "in memory, `bench source` the GStreamer source's copy (kernel benchmarks: "
-      "jetpipe-bench)");
+      "in memory, `bench source` the GStreamer source's copy, `bench cpu` the CPU backend "
+      "(kernel benchmarks: jetpipe-bench)");
   CLI::App* bench_pipe = bench_cmd->add_subcommand(
       "pipeline", "fps, latency p50/p99 and single-frame latency per memory strategy, against the "
                   "PCIe floor measured in the same run (CUDA device needed)");
@@ -146,6 +152,26 @@ int main(int argc, char** argv) {
       ->capture_default_str()
       ->check(CLI::Range(0, 10000));
   bench_src->add_option("--json", source_bench.json, "Also write the figures as JSON");
+
+  jetpipe::cli::CpuBenchOptions cpu_bench;
+  cpu_bench.config = std::string(JETPIPE_SOURCE_DIR) + "/config/default.yaml";
+  std::string cpu_sizes = "768x576,1920x1080";
+  CLI::App* bench_cpu = bench_cmd->add_subcommand(
+      "cpu",
+      "The CPU backend: harris beside OpenCV's cornerHarris on the same threads, and the "
+      "config's chain per frame through the host executor, at each thread count; no GPU needed");
+  bench_cpu->add_option("--config", cpu_bench.config, "The chain")->capture_default_str();
+  bench_cpu->add_option("--sizes", cpu_sizes, "Comma-separated WxH frame sizes")
+      ->capture_default_str();
+  bench_cpu
+      ->add_option("--threads", cpu_bench.threads,
+                   "Comma-separated thread counts (default: 1 and one per CPU)")
+      ->delimiter(',')
+      ->check(CLI::Range(1, 1024));
+  bench_cpu->add_option("--reps", cpu_bench.reps, "Repetitions (frames) per row; medians")
+      ->capture_default_str()
+      ->check(CLI::Range(3, 100000));
+  bench_cpu->add_option("--json", cpu_bench.json, "Also write the figures as JSON");
 
   jetpipe::cli::TuneOptions tune;
   CLI::App* tune_cmd = app.add_subcommand(
@@ -229,6 +255,18 @@ int main(int argc, char** argv) {
         throw jetpipe::config_error("--sizes: '" + bad + "' is not WxH");
       }
       return jetpipe::cli::cmd_bench_source(source_bench);
+    }
+    if (*bench_cpu) {
+      std::string bad;
+      if (!jetpipe::tools::parse_size_list(cpu_sizes, &cpu_bench.sizes, &bad)) {
+        throw jetpipe::config_error("--sizes: '" + bad + "' is not WxH");
+      }
+      if (cpu_bench.threads.empty()) {
+        const int cpus = jetpipe::hardware_threads();
+        cpu_bench.threads = {1};
+        if (cpus > 1) cpu_bench.threads.push_back(cpus);
+      }
+      return jetpipe::cli::cmd_bench_cpu(cpu_bench);
     }
     if (*tune_cmd) return jetpipe::cli::cmd_tune(tune);
     if (app.got_subcommand("info")) return jetpipe::cli::cmd_info();

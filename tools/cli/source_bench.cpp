@@ -32,6 +32,7 @@
 #include "pipeline/io/gst_pipeline.h"
 #include "pipeline/io/gst_source.h"
 #include "pipeline/io/source.h"
+#include "tools/cli/bench_util.h"
 #include "tools/cli/commands.h"
 
 #if JETPIPE_HAVE_CUDA
@@ -58,15 +59,6 @@ double wall_ms() {
   return std::chrono::duration<double, std::milli>(
              std::chrono::steady_clock::now().time_since_epoch())
       .count();
-}
-
-std::string cpu_model() {
-  std::ifstream in("/proc/cpuinfo");
-  std::string line;
-  while (std::getline(in, line)) {
-    if (line.rfind("model name", 0) == 0) return line.substr(line.find(':') + 2);
-  }
-  return "unknown CPU";
 }
 
 // The per-pixel loop of copy_frame (9d9c7e2:pipeline/io/gst_source.cpp) for BGRx/BGRA/RGB*, as it
