@@ -1,12 +1,16 @@
 // SPDX-License-Identifier: MIT
 // CUDA twin of box: exact integer window sums, then the rounded mean or the saturated sum. Kernel
-// bodies in kernels/filters/ (fast_kernel.cuh for ksize ≤ 9, separable.cuh).
+// bodies in kernels/filters/: running_box.cuh (running sums, ksize 3..31, by the policy's
+// box_running_min_ksize), fast_kernel.cuh (ksize ≤ 9 below that), separable.cuh (ksize > 31).
 #include <cuda_runtime.h>
 
-#include "kernels/filters/fast_dispatch.cuh"
-#include "kernels/launch/filter_launch.cuh"
-#include "kernels/filters/separable.cuh"
 #include "kernels/box.h"
+#include "kernels/filters/fast_dispatch.cuh"
+#include "kernels/filters/running_box.cuh"
+#include "kernels/filters/separable.cuh"
+#include "kernels/launch/filter_launch.cuh"
+#include "kernels/launch/launch_config.cuh"
+#include "kernels/launch/pdl_launch.cuh"
 
 namespace jetpipe {
 
@@ -36,6 +40,47 @@ struct BoxStore {
   }
 };
 
+// Rows a warp of the running kernel: the policy's, fewer (down to run_box_rows_min) where the
+// launch would otherwise not fill the device.
+int run_box_rows(int width, int rows, int sm_count, const FilterPolicy& p) {
+  const long long segs = (width + kRunBoxWarpOut - 1) / kRunBoxWarpOut;
+  const long long want = static_cast<long long>(sm_count) * p.run_box_warps_per_sm;
+  long long r = static_cast<long long>(rows) * segs / (want > 0 ? want : 1);
+  if (r > p.run_box_rows) r = p.run_box_rows;
+  if (r < p.run_box_rows_min) r = p.run_box_rows_min;
+  return static_cast<int>(r);
+}
+
+template <class Src>
+cudaError_t launch_running_box(const Src& s, const BoxParams& p, const ImageView& dst, int y0,
+                               int y1, const dev::BoxEpilogue& epi, const LaunchContext& ctx,
+                               cudaStream_t stream, int rows_per_warp) {
+  const dev::DeviceInfo& d = dev::device_info();
+  dev::RunBoxArgs a{};
+  a.dst = dst.data;
+  a.dst_pitch = dst.pitch;
+  a.width = dst.width;
+  a.y0 = y0;
+  a.y1 = y1;
+  a.segs = static_cast<int>(dev::div_up(static_cast<long long>(dst.width), kRunBoxWarpOut));
+  a.rows_per_warp = dev::launch_rows(
+      rows_per_warp, run_box_rows(dst.width, y1 - y0, d.sm_count, dev::current_filter_policy()));
+  a.vec_out = dev::aligned16(dst);
+  a.early = ctx.early_trigger;
+  const long long warps = static_cast<long long>(a.segs) *
+                          dev::div_up(static_cast<long long>(y1 - y0), a.rows_per_warp);
+  const unsigned grid = dev::div_up(warps, static_cast<long long>(kRunBoxThreads / 32));
+  const int r = p.ksize / 2;
+  const std::size_t smem = dev::run_box_smem_bytes(r);
+  return dev::with_run_box_radius(r, [&](auto rc) {
+    constexpr int kR = decltype(rc)::value;
+    static dev::KernelSlot slot;
+    auto* kernel = dev::running_box_kernel<kR, Src>;
+    if (cudaError_t e = dev::allow_dynamic_smem(kernel, slot, d, static_cast<int>(smem))) return e;
+    return dev::launch_pdl(kernel, grid, kRunBoxThreads, smem, stream, s, a, epi);
+  });
+}
+
 }  // namespace
 
 cudaError_t launch_box(const BoxParams& p, const FilterSource& src, const ImageView& dst, int y0,
@@ -58,12 +103,23 @@ cudaError_t launch_box(const BoxParams& p, const FilterSource& src, const ImageV
   for (int& t : ones) t = 1;
   const int area = p.ksize * p.ksize;
   const int w = src.view.width;
+  dev::BoxEpilogue epi;
+  epi.normalize = p.normalize;
+  epi.area = static_cast<std::uint32_t>(area);
+  epi.magic = dev::box_magic(2u * epi.area);
+  // kWindow: the sliding windows (fast kernel ≤ 9, separable engine above), for benchmarks.
+  const bool running = p.ksize / 2 <= kRunBoxMaxRadius &&
+                       (options.box_engine == BoxEngine::kRunning ||
+                        (options.box_engine == BoxEngine::kAuto &&
+                         (p.ksize >= pol.box_running_min_ksize || p.ksize / 2 > kFastMaxRadius)));
+  // The running kernel reads through global loads whatever the path (the view is the texture's own
+  // linear memory): its texture instantiations spilled, and it reads each input row once anyway.
+  if (running) {
+    return launch_running_box(dev::make_global_src(src.view, p.border), p, dst, y0, y1, epi, ctx,
+                              stream, options.rows_per_warp);
+  }
   return dev::with_source(src, p.border, tex, [&](const auto& s) {
     if (p.ksize / 2 <= kFastMaxRadius) {
-      dev::BoxEpilogue epi;
-      epi.normalize = p.normalize;
-      epi.area = static_cast<std::uint32_t>(area);
-      epi.magic = dev::box_magic(2u * epi.area);
       return dev::launch_fast_separable(s, ones, ones, p.ksize, w, src.view.height, y0, y1, dst,
                                         epi, false, ctx, stream, options.rows_per_warp);
     }

@@ -30,9 +30,11 @@ void box_ref(const BoxParams& p, const ImageView& src, const ImageView& dst, int
 namespace jetpipe {
 
 // CUDA twin of box_ref, bit for bit: output rows [y0, y1) of dst (GRAY8, src's size) from the whole
-// src (GRAY8). ksize 1..65 (odd); any size, pitch, ROI. ksize 3..9 through the fast register-window
-// kernel, larger through the separable tile engine, 1 is a 2D copy. Asynchronous on `stream`; no
-// allocation; returns the launch's error (cudaErrorInvalidValue for bad arguments).
+// src (GRAY8). ksize 1..65 (odd); any size, pitch, ROI. Below the policy's box_running_min_ksize
+// (3..7 on sm_90) the fast register-window kernel, up to 31 the running-sum kernel (global loads
+// whatever the path; options.box_engine overrides), larger the separable tile engine; 1 is a 2D
+// copy. Asynchronous on `stream`; no allocation; returns the launch's error
+// (cudaErrorInvalidValue for bad arguments).
 cudaError_t launch_box(const BoxParams& p, const FilterSource& src, const ImageView& dst, int y0,
                        int y1, const LaunchContext& ctx, cudaStream_t stream,
                        FilterPath path = FilterPath::kAuto, const FilterLaunchOptions& options = {});

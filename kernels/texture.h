@@ -40,8 +40,13 @@ const char* to_string(FilterPath p);
 // Launch shape overrides of the filters' fast and staged kernels (gaussian, box, sobel), for
 // benchmarks and tests; zeros follow the target's policy (kernels/tuning_filters.h). Results never
 // depend on them.
+// box: which engine takes ksize 3..31 (kAuto: the policy's box_running_min_ksize; kWindow: the
+// sliding windows, the fast kernel up to 9 and the separable engine above, as before the running
+// sums).
+enum class BoxEngine { kAuto, kWindow, kRunning };
 struct FilterLaunchOptions {
   int rows_per_warp = 0;  // output rows a warp (the staged kernel: 1 .. 4)
+  BoxEngine box_engine = BoxEngine::kAuto;
 };
 
 // How the texture unit serves a border mode (DESIGN.md, "Border modes", measured on an H200):

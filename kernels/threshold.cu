@@ -3,15 +3,19 @@
 // threshold_ref.cpp.
 //
 // threshold: each thread writes 16 pixels: one 16-byte load, __vcmpgtu4 per word against the
-// integer level floor(t) (exact: pixels are integers), one 16-byte store; per pixel where source and
-// destination rows are not co-aligned. The threshold may come from device memory (Otsu's), read by
-// every thread: no host round trip.
-// Otsu: one block of 256 threads. The recurrences of otsu_threshold (the prefix q1, the running class
-// mean mu1 with OpenCV's "mu1 *= q1" even on skipped levels) are sequential chains; one thread runs
-// them with the same operations in the same order (__dadd_rn / __dmul_rn / __ddiv_rn: no
-// contraction), the per-level terms, skip flags, sigmas and the arg-max (first level of the largest
-// sigma, as the strict "sigma > max_sigma" of the loop) run in parallel. Latency-bound: 256 dependent
-// double divisions (~35-45 µs for the kernel on an H100; it reads 2 KB).
+// integer level floor(t) (exact: pixels are integers), one 16-byte store; per pixel where source
+// and destination rows are not co-aligned. The threshold may come from device memory (Otsu's), read
+// by every thread: no host round trip. Otsu: one block of 256 threads. The recurrences of
+// otsu_threshold (the prefix q1, the running class mean mu1 with OpenCV's "mu1 *= q1" even on
+// skipped levels) are sequential chains; one thread runs them with the same operations in the same
+// order (__dadd_rn / __dmul_rn: no contraction), the per-level terms, skip flags, sigmas and the
+// arg-max (first level of the largest sigma, as the strict "sigma > max_sigma" of the loop) run in
+// parallel. The mu1 chain's division by q1 is a Markstein step on the correctly rounded reciprocal
+// of q1, computed beforehand by every thread (q0 = n·r, q = q0 + (n − q1·q0)·r: three dependent
+// operations instead of a __ddiv_rn); then every level checks in parallel that its step equals
+// __ddiv_rn's from the chain's own input, and if any differs, thread 0 reruns the chain with
+// __ddiv_rn (never seen; the result stays exact either way).
+// docs/decisions/040-otsu-markstein-chain.md has the figures.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -36,6 +40,8 @@ __global__ void __launch_bounds__(256) otsu_kernel(const std::uint64_t* hist, do
   __shared__ double s_term[256];  // i · hist[i], then i · p_i
   __shared__ double s_q1[256];    // q1 after level i
   __shared__ double s_mu1[256];   // mu1 after level i (levels not skipped)
+  __shared__ double s_rcp[256];   // 1 / q1 after level i, correctly rounded
+  __shared__ double s_in[256];    // mu1 before level i (the chain's)
   __shared__ double s_sigma[256];
   __shared__ int s_best[256];
   __shared__ unsigned s_skip[8];  // bit k % 32 of word k / 32: the loop skips level k
@@ -80,6 +86,7 @@ __global__ void __launch_bounds__(256) otsu_kernel(const std::uint64_t* hist, do
   {
     s_term[i] = __dmul_rn(static_cast<double>(i), s_p[i]);
     const double q1 = s_q1[i], q2 = __dsub_rn(1., q1);
+    s_rcp[i] = __drcp_rn(q1);
     const bool skip = fmin(q1, q2) < eps || fmax(q1, q2) > one_minus_eps;
     const unsigned bits = __ballot_sync(0xffffffffu, skip);
     if ((i & 31) == 0) s_skip[i >> 5] = bits;
@@ -87,18 +94,44 @@ __global__ void __launch_bounds__(256) otsu_kernel(const std::uint64_t* hist, do
   __syncthreads();
   if (i == 0) {  // the sequential recurrence: OpenCV's "mu1 *= q1" runs on every level
     double mu1 = 0, q1_prev = 0;
-#pragma unroll 1
+#pragma unroll 8
     for (int k = 0; k < 256; ++k) {
-      mu1 = __dmul_rn(mu1, q1_prev);
-      const double q1 = s_q1[k];
-      if (!((s_skip[k >> 5] >> (k & 31)) & 1u)) {
-        mu1 = __ddiv_rn(__dadd_rn(mu1, s_term[k]), q1);
-        s_mu1[k] = mu1;
-      }
+      s_in[k] = mu1;
+      const double q1 = s_q1[k], r = s_rcp[k];
+      const double m = __dmul_rn(mu1, q1_prev);
+      const double n = __dadd_rn(m, s_term[k]);
+      const double q0 = __dmul_rn(n, r);
+      const double q = __fma_rn(__fma_rn(-q1, q0, n), r, q0);
+      mu1 = ((s_skip[k >> 5] >> (k & 31)) & 1u) ? m : q;
+      s_mu1[k] = mu1;
       q1_prev = q1;
     }
   }
   __syncthreads();
+  {  // each level's step against __ddiv_rn's, from the chain's own input
+    bool bad = false;
+    if (!((s_skip[i >> 5] >> (i & 31)) & 1u)) {
+      const double m = __dmul_rn(s_in[i], i > 0 ? s_q1[i - 1] : 0.0);
+      const double exact = __ddiv_rn(__dadd_rn(m, s_term[i]), s_q1[i]);
+      bad = __double_as_longlong(exact) != __double_as_longlong(s_mu1[i]);
+    }
+    if (__syncthreads_or(bad)) {
+      if (i == 0) {
+        double mu1 = 0, q1_prev = 0;
+#pragma unroll 1
+        for (int k = 0; k < 256; ++k) {
+          mu1 = __dmul_rn(mu1, q1_prev);
+          const double q1 = s_q1[k];
+          if (!((s_skip[k >> 5] >> (k & 31)) & 1u)) {
+            mu1 = __ddiv_rn(__dadd_rn(mu1, s_term[k]), q1);
+            s_mu1[k] = mu1;
+          }
+          q1_prev = q1;
+        }
+      }
+      __syncthreads();
+    }
+  }
 
   // Per level: sigma, or −1 where the loop skips the level.
   {

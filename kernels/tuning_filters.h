@@ -25,6 +25,12 @@ constexpr int kFastMaxRadius = 4;  // ksize ≤ 9; larger kernels use the separa
 // views it does not take): output tile, threads per block.
 constexpr int kSepTileW = 64, kSepTileH = 16, kSepThreads = 256;
 constexpr int kSepMaxRadius = 32;  // ksize ≤ 65 (shared memory: 30 KB at the largest)
+// Running-sum box kernel (kernels/filters/running_box.cuh, ksize 3..31): a warp owns 32 lanes × 16
+// columns (lanes 0 and 31 only supply halo: radius ≤ 15) and slides down the policy's rows; each
+// lane keeps kRunBoxPrefetch input rows in flight and ksize 16-byte ring slots in shared memory.
+constexpr int kRunBoxThreads = 128, kRunBoxPrefetch = 4;
+constexpr int kRunBoxWarpOut = 480;
+constexpr int kRunBoxMaxRadius = 15;
 // convolve: output tile (each thread 4 pixels of a row).
 constexpr int kConvTileW = 64, kConvTileH = 16, kConvThreads = 256;
 // harris tile engine (any ksize / block_size; the fast kernel's edge columns): output tile;
@@ -58,6 +64,11 @@ struct FilterPolicy {
   // harris ksize 3, block 3: launches of at most harris_tiled_px output pixels run the tiled kernel
   // (kernels/harris/tiled_kernel.cuh; 0: never), larger ones the fast kernel.
   long long harris_tiled_px;
+  // box: ksize ≥ box_running_min_ksize (and ≤ 2·kRunBoxMaxRadius + 1) runs the running-sum kernel,
+  // smaller the fast kernel; the running kernel's output rows a warp, lowered to run_box_rows_min
+  // where a launch would otherwise have fewer than run_box_warps_per_sm warps per SM.
+  int box_running_min_ksize;
+  int run_box_rows, run_box_rows_min, run_box_warps_per_sm;
 };
 
 // Jetson Orin (sm_87): not measured yet; the sm_90 values.
@@ -75,7 +86,11 @@ inline constexpr FilterPolicy kFilterPolicyOrin{
     /*harris_rows_min=*/4,
     /*harris_warps_per_sm=*/8,
     /*harris_narrow_px=*/0,
-    /*harris_tiled_px=*/0,  // not measured on an Orin: the fast kernel
+    /*harris_tiled_px=*/0,        // not measured on an Orin: the fast kernel
+    /*box_running_min_ksize=*/9,  // not measured on an Orin: the sm_90 values
+    /*run_box_rows=*/128,
+    /*run_box_rows_min=*/8,
+    /*run_box_warps_per_sm=*/16,
 };
 
 // Discrete Hopper (sm_90). Times: H100 SXM 80 GB (D2D copy 2.97 TB/s read + write), CUDA 13.0,
@@ -113,6 +128,13 @@ inline constexpr FilterPolicy kFilterPolicyDiscrete{
     // 4K 34.7 / 35.5, 16384² 814 / 689; the 1080p chain as a graph 33.8 / 37.2. So up to 4K and
     // a bit beyond: 2^24 pixels (docs/decisions/003-harris-tiled.md).
     /*harris_tiled_px=*/1LL << 24,
+    // box, running sums against the sliding windows (H200, 16384², replicate, µs,
+    // docs/decisions/039-box-running-sums.md): 3: 382 / 196, 5: 388 / 233, 7: 394 / 300,
+    // 9: 351 / 384, 11: 359 / 2354, 15: 475 / 3076, 31: 514 / 6136.
+    /*box_running_min_ksize=*/9,
+    /*run_box_rows=*/128,
+    /*run_box_rows_min=*/8,
+    /*run_box_warps_per_sm=*/16,
 };
 
 inline const FilterPolicy& filter_policy(int cc_major, int cc_minor) {

@@ -590,8 +590,8 @@ TEST(GpuGaussianColour, StagedRowsPerWarpMatchTwin) {
 // ---- box ---------------------------------------------------------------------------------------
 
 using test::BoxVariant;
-const BoxVariant kBox[] = {{1, true},  {3, true},  {5, true},  {9, true},
-                           {15, true}, {3, false}, {5, false}, {15, false}};
+const BoxVariant kBox[] = {{1, true},  {3, true},  {5, true},  {9, true},   {15, true},
+                           {31, true}, {3, false}, {5, false}, {15, false}, {31, false}};
 
 #if JETPIPE_HAVE_CUDA
 void check_box(const ImageView& src, const BoxVariant& v, const Border& b, std::mt19937& rng) {
@@ -621,6 +621,56 @@ TEST_P(GpuBox, MatchesTwin) {
 }
 INSTANTIATE_TEST_SUITE_P(Sizes, GpuBox, ::testing::ValuesIn(make_cases(std::size(kBox), {2, 4})),
                          case_name);
+
+// Every odd ksize 1..33 (the running-sum kernel takes 3..31, the separable engine 33) through both
+// engines (running sums, the sliding windows), mean and sum, every border, on widths around a
+// warp's 480 columns and heights down to 1 (the border rows far out); the running kernel also at 1
+// and 3 rows a warp (bands of several warps, a ksize taller than a band).
+class GpuBoxKsize : public ::testing::TestWithParam<int> {};
+TEST_P(GpuBoxKsize, EveryEngineMatchesTwin) {
+  JP_REQUIRE_GPU();
+#if JETPIPE_HAVE_CUDA
+  const int ksize = GetParam();
+  std::mt19937 rng(fresh_seed());
+  struct Run {
+    BoxEngine engine;
+    int rows;
+  };
+  for (const Size2& sz :
+       {Size2{1, 1}, Size2{37, 5}, Size2{5, 41}, Size2{497, 23}, Size2{1003, 70}}) {
+    const HostImage src = random_image(sz.w, sz.h, PixelFormat::kGray8, rng);
+    for (int bi = 0; bi < kBorderCount; ++bi) {
+      for (bool normalize : {true, false}) {
+        for (const Run& run : {Run{BoxEngine::kRunning, 0}, Run{BoxEngine::kRunning, 1},
+                               Run{BoxEngine::kRunning, 3}, Run{BoxEngine::kWindow, 0}}) {
+          BoxParams p;
+          p.ksize = ksize;
+          p.normalize = normalize;
+          p.border = kBorders[bi].border;
+          FilterLaunchOptions o;
+          o.box_engine = run.engine;
+          o.rows_per_warp = run.rows;
+          SCOPED_TRACE(std::to_string(sz.w) + "x" + std::to_string(sz.h) + " " + kBorders[bi].name +
+                       (normalize ? " mean" : " sum") +
+                       (run.engine == BoxEngine::kRunning ? " running" : " window") + " rows " +
+                       std::to_string(run.rows));
+          check_gpu_filter(
+              src.view(), p.border, PixelFormat::kGray8,
+              [&](const ImageView& s, const ImageView& d, int y0, int y1) {
+                box_ref(p, s, d, y0, y1);
+              },
+              [&](const FilterSource& s, const ImageView& d, int y0, int y1, cudaStream_t st,
+                  FilterPath pa) {
+                return launch_box(p, s, d, y0, y1, LaunchContext{}, st, pa, o);
+              },
+              rng);
+        }
+      }
+    }
+  }
+#endif
+}
+INSTANTIATE_TEST_SUITE_P(Ksizes, GpuBoxKsize, ::testing::Range(1, 34, 2));
 
 // ---- sobel -------------------------------------------------------------------------------------
 

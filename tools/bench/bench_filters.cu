@@ -206,29 +206,42 @@ void bench_size(Bench& b, const Size& s) {
 
   // ---- box -------------------------------------------------------------------------------------
   if (b.wants("box")) {
-    for (int ksize : {3, 5, 15}) {
+    // Every odd ksize 3..31 through the policy's engine (jetpipe-tiled; -tex: the texture path),
+    // and through each engine by name: running sums (-running) and the sliding windows (-window:
+    // the fast kernel up to 9, the separable engine above), docs/decisions/039-box-running-sums.md.
+    struct B {
+      int ksize;
+      FilterPath path;
+      BoxEngine engine;
+      const char* impl;
+    };
+    std::vector<B> cases;
+    for (int k = 3; k <= 31; k += 2) {
+      cases.push_back({k, FilterPath::kTiled, BoxEngine::kAuto, "jetpipe-tiled"});
+      if (k == 5) cases.push_back({k, FilterPath::kTexture, BoxEngine::kAuto, "jetpipe-tex"});
+      cases.push_back({k, FilterPath::kTiled, BoxEngine::kRunning, "jetpipe-running"});
+      cases.push_back({k, FilterPath::kTiled, BoxEngine::kWindow, "jetpipe-window"});
+    }
+    for (const B& c : cases) {
       BoxParams p;
-      p.ksize = ksize;
+      p.ksize = c.ksize;
       p.border = replicate;
-      for (FilterPath path : {FilterPath::kTiled, FilterPath::kTexture}) {
-        if (ksize != 5 && path == FilterPath::kTexture) continue;
-        const double us = b.time_us([&](int rep) {
-          const int i = rep % n;
-          JP_CUDA(launch_box(p, FilterSource(in[i].view(), tex_replicate[i]), out8.view(), 0, h,
-                             LaunchContext{}, st, path));
-        });
-        JP_CUDA(launch_box(p, FilterSource(in[0].view(), tex_replicate[0]), out8.view(), 0, h,
-                           LaunchContext{}, st, path));
-        JP_CUDA(cudaStreamSynchronize(st));
-        const std::string note = check_twin(
-            hv, out8.view(), [&](const ImageView& a, const ImageView& d, int y0, int y1) {
-              box_ref(p, a, d, y0, y1);
-            });
-        const std::string k = std::to_string(ksize);
-        b.add({"box" + k + "x" + k + "/replicate",
-               path == FilterPath::kTexture ? "jetpipe-tex" : "jetpipe-tiled", s.name(), "uniform",
-               us, 2 * px, note});
-      }
+      FilterLaunchOptions o;
+      o.box_engine = c.engine;
+      const double us = b.time_us([&](int rep) {
+        const int i = rep % n;
+        JP_CUDA(launch_box(p, FilterSource(in[i].view(), tex_replicate[i]), out8.view(), 0, h,
+                           LaunchContext{}, st, c.path, o));
+      });
+      JP_CUDA(launch_box(p, FilterSource(in[0].view(), tex_replicate[0]), out8.view(), 0, h,
+                         LaunchContext{}, st, c.path, o));
+      JP_CUDA(cudaStreamSynchronize(st));
+      const std::string note =
+          check_twin(hv, out8.view(), [&](const ImageView& a, const ImageView& d, int y0, int y1) {
+            box_ref(p, a, d, y0, y1);
+          });
+      const std::string k = std::to_string(c.ksize);
+      b.add({"box" + k + "x" + k + "/replicate", c.impl, s.name(), "uniform", us, 2 * px, note});
     }
 #if JETPIPE_HAVE_NPP
     {

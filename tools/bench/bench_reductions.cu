@@ -302,6 +302,10 @@ void bench_gray8(Bench& b, const Size& s, Data data) {
     const double ous = b.time_us(
         [&](int) { JP_CUDA(launch_otsu_threshold(bins.get<std::uint64_t>(), t.get<double>(), st)); });
     add("otsu (256 levels)", "jetpipe", ous, 256 * 8, "one block: latency, not bandwidth");
+    const double ogpu = b.time_gpu_us([&](int) {
+      JP_CUDA(launch_otsu_threshold(bins.get<std::uint64_t>(), t.get<double>(), st));
+    });
+    add("otsu (256 levels)", "jetpipe-gpu", ogpu, 256 * 8, "GPU time alone (no host launch)");
   }
 }
 
