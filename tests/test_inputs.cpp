@@ -475,12 +475,11 @@ TEST_F(MultiInputRun, AStopFlagStopsEveryInput) {
   o.output_dir = (dir_ / "out").string();
   std::atomic<int> stop{0};
   o.stop = &stop;
-  std::thread t([&] {
-    std::this_thread::sleep_for(std::chrono::milliseconds(300));
-    stop.store(SIGTERM);
-  });
-  const RunSummary s = run_pipeline(o);
-  t.join();
+  RunSummary s;
+  {
+    test::RaiseLater later(stop, SIGTERM, std::chrono::milliseconds(300));
+    s = run_pipeline(o);
+  }
   EXPECT_EQ(s.stopped_by, SIGTERM);
   EXPECT_EQ(static_cast<std::int64_t>(records(o.output_dir).size()), s.read);
   const json sum = json::parse(test::slurp(dir_ / "out" / "summary.json"));
@@ -633,14 +632,10 @@ TEST(MultiInputApi, OpenTakesTheInputsKeysAndAStopRequest) {
   src.reset();
   std::atomic<int> stop{0};
   auto stalled = p.open(uri, &stop);  // a URI given: SourceOptions' defaults (a 10 s stall limit)
-  std::thread raise([&] {
-    std::this_thread::sleep_for(std::chrono::milliseconds(300));
-    stop = SIGINT;
-  });
+  test::RaiseLater later(stop, SIGINT, std::chrono::milliseconds(300));
   t0 = std::chrono::steady_clock::now();
   EXPECT_FALSE(stalled->next(&f));
   EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(3));
-  raise.join();
 }
 
 }  // namespace

@@ -88,12 +88,11 @@ TEST(StopRun, AStopFlagEndsTheRunWithCompleteFiles) {
   o.config = dir / "c.yaml";
   o.output_dir = dir / "out";
   o.stop = &stop;
-  std::thread t([&] {
-    std::this_thread::sleep_for(std::chrono::milliseconds(300));
-    stop.store(SIGTERM);
-  });
-  const RunSummary s = run_pipeline(o);
-  t.join();
+  RunSummary s;
+  {
+    test::RaiseLater later(stop, SIGTERM, std::chrono::milliseconds(300));
+    s = run_pipeline(o);
+  }
   EXPECT_EQ(s.stopped_by, SIGTERM);
   EXPECT_GT(s.read, 0);
   EXPECT_EQ(s.processed, s.read);
@@ -153,17 +152,16 @@ TEST(StopRun, AStopWakesASourceBlockedBetweenFrames) {
   Frame f;
   ASSERT_TRUE(src->next(&f));
   ASSERT_TRUE(f.error.empty()) << f.error;
-  std::thread t([&] {
-    std::this_thread::sleep_for(std::chrono::milliseconds(200));
-    stop.store(SIGINT);
-  });
-  const auto t0 = std::chrono::steady_clock::now();
-  bool more = true;
-  // Waiting for the stall limit (10 s) instead ends in an input error.
-  EXPECT_NO_THROW(more = src->next(&f));
-  EXPECT_FALSE(more);
-  const double waited = seconds_since(t0);
-  t.join();
+  double waited = 0;
+  {
+    test::RaiseLater later(stop, SIGINT, std::chrono::milliseconds(200));
+    const auto t0 = std::chrono::steady_clock::now();
+    bool more = true;
+    // Waiting for the stall limit (10 s) instead ends in an input error.
+    EXPECT_NO_THROW(more = src->next(&f));
+    EXPECT_FALSE(more);
+    waited = seconds_since(t0);
+  }
   EXPECT_GE(waited, 0.15);
   EXPECT_LT(waited, 9.0) << "waited for the stall limit (10 s), not for the stop";
 }

@@ -4,10 +4,13 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <filesystem>
 #include <random>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "core/error.h"
@@ -113,5 +116,22 @@ bool gst_has_element(const char* name);
 
 // A UDP port on 127.0.0.1 that was free a moment ago (0 if none could be had).
 int free_udp_port();
+
+// Stores `value` into `flag` after `delay`, from a thread of its own (a stop request, as a signal
+// handler or another thread gives one); the destructor joins it.
+class RaiseLater {
+ public:
+  RaiseLater(std::atomic<int>& flag, int value, std::chrono::milliseconds delay)
+      : thread_([&flag, value, delay] {
+          std::this_thread::sleep_for(delay);
+          flag.store(value);
+        }) {}
+  ~RaiseLater() { thread_.join(); }
+  RaiseLater(const RaiseLater&) = delete;
+  RaiseLater& operator=(const RaiseLater&) = delete;
+
+ private:
+  std::thread thread_;
+};
 
 }  // namespace jetpipe::test
