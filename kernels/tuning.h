@@ -29,14 +29,18 @@ struct ReductionPolicy {
   int map_threads;
 };
 
-// Jetson Orin (sm_87): not measured yet; the values follow the sm_90 measurements (the counting
-// kernel needs 32 KB of the 164 KB of shared memory per SM, so the same shape fits).
+// Jetson Orin (sm_87): the sm_90 shapes, confirmed on an H200 in a green context of 16 and 8 SMs,
+// 1080p GRAY8 uniform, 2026-11-27, `jetpipe-bench --sizes 1920x1080 --sms 16|8 --policy orin`
+// (decision 042; memory bandwidth not scaled: an upper bound for the compute-limited side only).
+// The counting kernel needs 32 KB of the 164 KB of shared memory per SM, so the same shape fits.
 inline constexpr ReductionPolicy kPolicyOrin{
+    // histogram µs, 16 / 8 SMs: lane-striped 8 warps, one table 17.2 / 21.8; one table a warp
+    // 21.4 / 28.4; private tables 22.4 / 30.6 (CUB 63.6 / 111.0)
     /*hist_warps=*/8,
     /*hist_tables=*/1,
     /*hist_shared_warps=*/8,
-    /*stats_threads=*/256,
-    /*map_threads=*/128,
+    /*stats_threads=*/256,  // GRAY8 stats 12.7 / 15.6 µs (not swept)
+    /*map_threads=*/128,    // threshold 12.3 / 18.4 µs, to_gray BGR 13.8 / 20.3 (not swept)
 };
 
 // Discrete Hopper (sm_90). Times on an H100 SXM 80 GB (copy bandwidth 2.98 TB/s read + write),

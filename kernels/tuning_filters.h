@@ -71,23 +71,46 @@ struct FilterPolicy {
   int run_box_rows, run_box_rows_min, run_box_warps_per_sm;
 };
 
-// Jetson Orin (sm_87): not measured yet; the sm_90 values.
+// Jetson Orin (sm_87), chosen on an H200 in a green context of 16 and 8 SMs (AGX Orin has 16, Orin
+// NX / Nano 8), 1080p GRAY8, 2026-11-27, `jetpipe-bench --sizes 1920x1080 --sms 16|8 --policy orin`
+// (decision 042). Memory bandwidth is not scaled (H200 ~4.2 TB/s, Orin ~205 GB/s): these times
+// bound the compute-limited side only. Values not swept there are the sm_90 ones, said so below.
 inline constexpr FilterPolicy kFilterPolicyOrin{
+    // 1080p, 16 / 8 SMs, µs: gaussian 5×5 tiled 24.4 / 38.3, texture 24.1 / 37.3 (within the
+    // spread: the tiled path, as on sm_90); sobel 22.2 / 33.2 against 23.9 / 35.7; convolve 77.2 /
+    // 143.6 against 76.7 / 142.0; harris tiled kernel 54.6 / 99.8 against the texture path 82.2 /
+    // 137.4.
     /*gaussian=*/FilterPath::kTiled,
     /*box=*/FilterPath::kTiled,
     /*sobel=*/FilterPath::kTiled,
     /*convolve=*/FilterPath::kTiled,
     /*harris=*/FilterPath::kTiled,
+    // Not swept at 8 / 16 SMs (the bench has no rows option for these kernels): the sm_90 values.
+    // At 1080p the warp floor never binds there (5×5, 8 rows: 540 warps ≥ 16 · 24).
     /*fast_rows=*/{6, 8, 12, 16},
     /*fast_rows_min=*/4,
     /*fast_warps_per_sm=*/24,
-    /*staged_rows=*/2,
+    /*staged_rows=*/2,  // not swept: the sm_90 value; chain prefix gray + gaussian 25.8 / 46.2 µs
+    // harris fast kernel (above harris_tiled_px only), 1080p, 8 columns a lane, rows a warp (µs,
+    // 16 / 8 SMs): 4 → 72.8 / 134.5, 8 → 65.0 / 118.8, 16 → 64.3 / 113.7, 32 → 67.4 / 114.4;
+    // 4 columns a lane 5-16% slower at every rows. The best sits at ~34 warps an SM on both
+    // (16 rows at 16 SMs, 32 at 8), which 32 warps an SM picks; 4 rows lose 12-18%: floor 8.
+    // (The former 8 warps an SM kept 32 rows at 16 SMs: 67.4 against 64.3.)
     /*harris_rows=*/32,
-    /*harris_rows_min=*/4,
-    /*harris_warps_per_sm=*/8,
+    /*harris_rows_min=*/8,
+    /*harris_warps_per_sm=*/32,
     /*harris_narrow_px=*/0,
-    /*harris_tiled_px=*/0,        // not measured on an Orin: the fast kernel
-    /*box_running_min_ksize=*/9,  // not measured on an Orin: the sm_90 values
+    // harris 3 / 3, 1080p, the tiled kernel against the fast kernel's best (µs, 16 / 8 SMs): 54.6
+    // / 99.8 against 64.3 / 113.7; the 1080p chain as a graph (GPU time) 137.8 / 240.0 with the
+    // fast kernel (the former 0 here) against 119.1 / 212.3 with the tiled one (sm_90 policy,
+    // same run). So the tiled kernel up to 2^24 pixels, as on sm_90.
+    /*harris_tiled_px=*/1LL << 24,
+    // box, 1080p, sliding windows (the fast kernel to 9, the separable engine above) against
+    // running sums (µs, 16 / 8 SMs): 7: 31.9 / 52.0 against 56.4 / 84.6, 9: 37.2 / 60.9 against
+    // 41.8 / 63.9, 11: 160.4 / 311.5 against 44.0 / 66.6, 15: 207.0 / 404.2 against 70.6 / 109.3,
+    // 31: 407.6 / 796.6 against 98.4 / 139.3. So running sums from 11 (9 on sm_90).
+    /*box_running_min_ksize=*/11,
+    // Not swept at 8 / 16 SMs: the sm_90 values.
     /*run_box_rows=*/128,
     /*run_box_rows_min=*/8,
     /*run_box_warps_per_sm=*/16,

@@ -55,5 +55,16 @@ const DeviceInfo& device_info() {
   return g_cache[d.device];
 }
 
+cudaError_t set_launch_target(int sm_count, int cc_major, int cc_minor) {
+  DeviceInfo d;
+  if (cudaError_t e = current_device(&d)) return e;
+  if (d.device < 0 || d.device >= kMaxDevices || sm_count < 1) return cudaErrorInvalidValue;
+  const std::lock_guard<std::mutex> lock(g_write);
+  g_cache[d.device].sm_count = sm_count;
+  g_cache[d.device].cc_major = cc_major;
+  g_cache[d.device].cc_minor = cc_minor;
+  return cudaSuccess;
+}
+
 }  // namespace jetpipe::dev
 #endif  // JETPIPE_HAVE_CUDA

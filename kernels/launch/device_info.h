@@ -28,4 +28,10 @@ cudaError_t current_device(DeviceInfo* out);
 // compute capability 9.0.
 const DeviceInfo& device_info();
 
+// Makes launchers on the current device size their grids for `sm_count` SMs and pick the policies
+// (and programmatic dependent launch) of compute capability cc_major.cc_minor, for a process whose
+// work runs in a green context of fewer SMs (jetpipe-bench --sms, --policy). Process-wide; call it
+// once, before any launch and while no other thread launches.
+cudaError_t set_launch_target(int sm_count, int cc_major, int cc_minor);
+
 }  // namespace jetpipe::dev

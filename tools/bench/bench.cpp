@@ -33,6 +33,7 @@ Bench::Bench(int reps, std::string filter, std::vector<Size> sizes)
   JP_CUDA(
       cudaHostAlloc(reinterpret_cast<void**>(&release_), 2 * sizeof(int), cudaHostAllocMapped));
   release_[0] = release_[1] = 0;
+  launch_sms_ = props_.multiProcessorCount;
   copy_gbps_ = measure_copy_bandwidth();
   std::printf("device: %s, %d SMs, L2 %d MiB, copy bandwidth (read + write, 1 GiB D2D) %.0f GB/s\n",
               props_.name, props_.multiProcessorCount, props_.l2CacheSize >> 20, copy_gbps_);
@@ -43,6 +44,11 @@ Bench::~Bench() {
   cudaEventDestroy(stop_);
   cudaFreeHost(release_);
   cudaStreamDestroy(stream_);
+}
+
+void Bench::set_launch_sms(int sms, std::string note) {
+  launch_sms_ = sms;
+  note_ = std::move(note);
 }
 
 bool Bench::wants(const std::string& kernel) const {
@@ -173,7 +179,7 @@ NppStreamContext npp_context(const Bench& b) {
   const cudaDeviceProp& p = b.props();
   c.hStream = b.stream();
   JP_CUDA(cudaGetDevice(&c.nCudaDeviceId));
-  c.nMultiProcessorCount = p.multiProcessorCount;
+  c.nMultiProcessorCount = b.launch_sms();
   c.nMaxThreadsPerMultiProcessor = p.maxThreadsPerMultiProcessor;
   c.nMaxThreadsPerBlock = p.maxThreadsPerBlock;
   c.nSharedMemPerBlock = p.sharedMemPerBlock;
@@ -202,12 +208,15 @@ void Bench::print_table() const {
                 r.impl.c_str(), r.size.c_str(), r.data.c_str(), r.us, gbps,
                 100.0 * gbps / copy_gbps_);
   }
+  if (!note_.empty()) std::printf("\n%s\n", note_.c_str());
 }
 
 void Bench::write_json(const std::string& path) const {
   nlohmann::ordered_json j;
   j["device"] = props_.name;
-  j["sms"] = props_.multiProcessorCount;
+  j["sms"] = launch_sms_;
+  j["device_sms"] = props_.multiProcessorCount;
+  if (!note_.empty()) j["note"] = note_;
   j["copy_gbps"] = copy_gbps_;
   j["reps"] = reps_;
   nlohmann::ordered_json rows = nlohmann::ordered_json::array();

@@ -52,6 +52,10 @@ class Bench {
   const std::vector<Size>& sizes() const { return sizes_; }
   const cudaDeviceProp& props() const { return props_; }
   double copy_gbps() const { return copy_gbps_; }  // read + write bytes of a large D2D copy
+  // SMs the launchers size grids for: the device's, or a green context's (--sms); `note` (what the
+  // run is, e.g. that memory bandwidth is not scaled) is printed under the table and in the JSON.
+  int launch_sms() const { return launch_sms_; }
+  void set_launch_sms(int sms, std::string note);
   bool wants(const std::string& kernel) const;      // --filter
 
   // Median µs of `launch(rep)`, which enqueues the work of one run on stream() (rep counts from 0
@@ -86,6 +90,8 @@ class Bench {
   int* release_ = nullptr;  // host-mapped: [0] releases the blocking kernel, [1] its timeout
   cudaDeviceProp props_{};
   double copy_gbps_ = 0;
+  int launch_sms_ = 0;
+  std::string note_;
   std::vector<Row> rows_;
 };
 
