@@ -138,6 +138,32 @@ TEST(ApiPipeline, FrameColourFollowsTheFirstStages) {
                   .colour);
 }
 
+// The built-in test patterns follow it as decoders do: a pipeline reading gray gets gray8 frames
+// (not bgr8 frames its first stage refuses), the same picture as ?format=gray8; ?format= wins.
+TEST(ApiPipeline, TestPatternsGiveGrayToAGrayPipeline) {
+  Pipeline gray = Pipeline::builder().platform("cpu").stage("histogram").stage("stats").build();
+  auto json_of = [&](const std::string& uri) {
+    std::vector<std::string> out;
+    auto src = gray.open(uri);
+    gray.run(*src, [&](const FrameRecord& r) {
+      EXPECT_EQ(r.error, "") << uri;
+      out.push_back(record_to_json(r)["results"].dump());
+      return true;
+    });
+    return out;
+  };
+  for (const char* p : {"checker", "noise", "blobs", "gradient"}) {
+    const std::string uri = std::string("test://") + p + "?w=41&h=29&frames=3";
+    EXPECT_EQ(json_of(uri), json_of(uri + "&format=gray8")) << p;
+  }
+  Frame f;
+  ASSERT_TRUE(gray.open("test://checker?w=8&h=4&frames=1&format=bgr8")->next(&f));
+  EXPECT_EQ(f.image.view().format, PixelFormat::kBgr8);
+  Pipeline colour = Pipeline::builder().platform("cpu").stage("to_gray").build();
+  ASSERT_TRUE(colour.open("test://checker?w=8&h=4&frames=1")->next(&f));
+  EXPECT_EQ(f.image.view().format, PixelFormat::kBgr8);
+}
+
 TEST(ApiPipeline, ErrorsNameWhatIsWrong) {
   try {
     Pipeline::from_yaml("stages:\n  - {type: blur}\n");

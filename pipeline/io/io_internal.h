@@ -64,6 +64,8 @@ inline bool parse_decimal(const std::string& s, std::int64_t lo, std::int64_t hi
 std::unique_ptr<Source> open_frames_source(const std::string& uri, const std::string& spec);
 std::unique_ptr<Source> open_y4m_source(const std::string& uri, const std::string& path);
 std::unique_ptr<Source> open_video_source(const std::string& uri, const std::string& path);
-std::unique_ptr<Source> open_test_source(const std::string& uri, const std::string& spec);
+// `colour` (SourceOptions::colour): a pattern without ?format= is bgr8, or gray8 when false.
+std::unique_ptr<Source> open_test_source(const std::string& uri, const std::string& spec,
+                                         bool colour = true);
 
 }  // namespace jetpipe::io_detail

@@ -70,7 +70,7 @@ std::unique_ptr<Source> open_any(const std::string& uri, const SourceOptions& op
     if (scheme == "test") {
       // The four built-in patterns stay ours; every other name is videotestsrc's.
       if (is_builtin_test_pattern(rest.substr(0, rest.find('?')))) {
-        return io_detail::open_test_source(uri, rest);
+        return io_detail::open_test_source(uri, rest, options.colour);
       }
       return open_gst_uri(uri, options);
     }

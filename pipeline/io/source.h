@@ -28,7 +28,8 @@
 // Video (VideoCapture) frames are BGR8, Frame.source "clip.avi#3 t=120" (ms); a read failure ends.
 // test:// patterns: gradient (scrolling ramps), checker (moving checkerboard), noise (seeded by the
 // frame index), blobs (four Gaussian spots, sigma min(w,h)/32, bouncing); defaults 640x480, 30
-// frames, bgr8; Frame.source "test:blobs#3". Every format holds the same picture: the colour
+// frames, bgr8 (gray8 with SourceOptions::colour false, as for a pipeline that reads gray only;
+// ?format= wins); Frame.source "test:blobs#3". Every format holds the same picture: the colour
 // layouts the bgr8 frame's colours (byte 3 of the 4-byte ones 255), nv12 the gray8 frame as its
 // luma plane and chroma derived from the colours.
 // GStreamer sources: frames keep the layout the decoder or converter hands over, with no per-pixel

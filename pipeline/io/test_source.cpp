@@ -279,7 +279,8 @@ class TestSource : public Source {
 
 }  // namespace
 
-std::unique_ptr<Source> open_test_source(const std::string& uri, const std::string& spec) {
+std::unique_ptr<Source> open_test_source(const std::string& uri, const std::string& spec,
+                                         bool colour) {
   const std::string where = "test source '" + uri + "': ";
   const std::size_t q = spec.find('?');
   const std::string name = spec.substr(0, q);
@@ -296,7 +297,8 @@ std::unique_ptr<Source> open_test_source(const std::string& uri, const std::stri
     throw input_error(where + "unknown pattern '" + name + "' (valid: " + kPatterns + ")");
   }
   std::int64_t w = 640, h = 480, frames = 30;
-  PixelFormat format = PixelFormat::kBgr8;
+  // As a decoder does: colour in its own layout, or gray alone for a pipeline that reads gray.
+  PixelFormat format = colour ? PixelFormat::kBgr8 : PixelFormat::kGray8;
   std::string query = q == std::string::npos ? std::string() : spec.substr(q + 1);
   std::size_t p = 0;
   while (q != std::string::npos && p <= query.size()) {
