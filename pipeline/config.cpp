@@ -328,16 +328,7 @@ PipelineConfig parse_config(const std::string& yaml, const std::string& file,
   }
   if (root["platform"]) cfg.platform = scalar(file, root["platform"], "platform");
   if (const YAML::Node m = root["max_frame_mb"]) {
-    long long mb = 0;
-    try {
-      mb = m.IsScalar() ? m.as<long long>() : 0;
-    } catch (const YAML::Exception&) {
-      mb = 0;
-    }
-    if (mb < 1 || mb > 65536) {
-      throw config_error(yaml_where(file, m) + ": max_frame_mb: must be an integer in 1..65536");
-    }
-    cfg.max_frame_mb = static_cast<std::uint64_t>(mb);
+    cfg.max_frame_mb = static_cast<std::uint64_t>(integer_in(file, m, "max_frame_mb", 1, 65536));
   }
 
   const YAML::Node stages = root["stages"];
