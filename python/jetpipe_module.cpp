@@ -116,8 +116,6 @@ py::object to_py(const nlohmann::ordered_json& j) {
   }
 }
 
-// A record's image as a numpy array over the HostImage (no copy; a capsule owns the image).
-// NV12 comes as its luma plane (H×W uint8).
 // How an image is laid out as an array, on the host (numpy) or the device (CAI, DLPack): NV12 as
 // its luma plane, S16 as int16, F32 as float32, the rest uint8 with channels(format) a pixel.
 struct ArrayLayout {
@@ -144,6 +142,8 @@ struct ArrayLayout {
   }
 };
 
+// A record's image as a numpy array over the HostImage (no copy; a capsule owns the image).
+// NV12 comes as its luma plane (H×W uint8).
 py::array image_to_numpy(const HostImage& image) {
   const ImageView v = image.view();
   const ArrayLayout a(v.format);
@@ -669,7 +669,8 @@ class PyInputs : public PyStream {
       : PyStream(std::move(owner), pp, std::move(stop), true), set_(std::move(set)) {}
   ~PyInputs() override { end_quietly(); }
 
-  py::dict stats() const { return run_stats_to_py(stats_); }
+  // While reading, from the inputs' states (read and dropped as their threads last saw them).
+  py::dict stats() const { return run_stats_to_py(stream_ ? stream_->stats() : stats_); }
   // Each input's state; its reconnects once it has ended (its thread joined).
   py::list inputs() const {
     py::list out;
@@ -701,7 +702,6 @@ class PyInputs : public PyStream {
   bool pull(Pipeline& p, FrameRecord* rec) override {
     if (!stream_) stream_.emplace(p.stream(*set_));
     const bool got = stream_->next(rec);
-    stats_ = stream_->stats();
     joined_ = !got;  // InputStream::next joins the inputs' threads at the end
     return got;
   }
@@ -728,7 +728,7 @@ class PyInputs : public PyStream {
 
   std::unique_ptr<SourceSet> set_;
   std::optional<Pipeline::InputStream> stream_;
-  RunStats stats_;
+  RunStats stats_;  // once stream_ is gone (end())
   bool joined_ = false;
 };
 
