@@ -236,13 +236,16 @@ cp "$work/root/usr/bin/gst-inspect-1.0" "$work/root/usr/bin/gst-launch-1.0" \
 ln -s pkgconf "$dest/usr/bin/pkg-config"
 
 # ---- .pc files: the modules and their Requires, closed over -----------------------------------------
-find_pc() {
-  local d
-  for d in "$work/root/$lib/pkgconfig" "$work/root/usr/share/pkgconfig"; do
-    [ -f "$d/$1.pc" ] && { echo "$d/$1.pc"; return; }
+# The first DIR/NAME that exists (printed), of `first_in NAME DIR...`; none: an empty answer.
+first_in() {
+  local name=$1 d
+  shift
+  for d in "$@"; do
+    [ -e "$d/$name" ] && { echo "$d/$name"; return; }
   done
-  return 0  # none: an empty answer
+  return 0
 }
+find_pc() { first_in "$1.pc" "$work/root/$lib/pkgconfig" "$work/root/usr/share/pkgconfig"; }
 queue=("${modules[@]}")
 declare -A seen_pc=()
 dropped=""
@@ -300,13 +303,7 @@ for n in $(cat "$dest/$lib/pkgconfig/"*.pc | sed -n 's/^Libs:\(.*\)/\1/p' | tr '
 done
 
 # ---- Libraries: the NEEDED closure of every ELF file in the bundle ---------------------------------
-find_lib() {
-  local d
-  for d in "$work/root/$lib" "$work/root/lib/$ma"; do
-    [ -e "$d/$1" ] && { echo "$d/$1"; return; }
-  done
-  return 0  # none: an empty answer
-}
+find_lib() { first_in "$1" "$work/root/$lib" "$work/root/lib/$ma"; }
 extra=()
 declare -A scanned=()  # files whose libraries are all in the bundle
 while :; do
