@@ -40,6 +40,23 @@ constexpr double kU = 0x1p-53;  // unit roundoff of double
 // our mu1 against the twin's chain (1100u: 3.1u a level over 256 levels, plus A's), mu (258u).
 constexpr double kEpsQ1 = 0x1p-42, kEpsMu1 = 0x1p-40, kEpsMu = 0x1p-44;
 
+// The largest upper bound (hi1, at level k1, the lowest of equal ones), the lower bound at k1
+// (lo1) and the largest upper bound of every other level (hi2).
+struct Top2 {
+  double hi1, lo1, hi2;
+  int k1;
+};
+
+__device__ __forceinline__ Top2 merge_top2(Top2 a, const Top2& b) {
+  if (b.hi1 > a.hi1 || (b.hi1 == a.hi1 && b.k1 < a.k1)) {
+    Top2 r = b;
+    r.hi2 = fmax(b.hi2, a.hi1);
+    return r;
+  }
+  a.hi2 = fmax(a.hi2, b.hi1);
+  return a;
+}
+
 // The exact path: otsu_threshold's recurrences step for step (decision 040). One thread runs the
 // q1 / mu chains and the mu1 chain by Markstein steps on correctly rounded reciprocals; every
 // level checks its step against __ddiv_rn in parallel, and a mismatch reruns the chain with
@@ -162,11 +179,12 @@ __device__ __noinline__ void otsu_exact(const int i, const unsigned long long h,
 // mu1_trace asked) the exact path decides.
 __global__ void __launch_bounds__(256)
     otsu_kernel(const std::uint64_t* hist, double* out, double* mu1_trace, int* path) {
-  __shared__ unsigned long long s_hist[256], s_h[8], s_g[8], s_base, s_lo[8];
+  __shared__ unsigned long long s_h[8], s_g[8], s_base;
   __shared__ unsigned s_live[8], s_near[8];
+  __shared__ Top2 s_top[8];
   const int i = threadIdx.x, lane = i & 31, warp = i >> 5;
   const unsigned long long h = hist[i];
-  s_hist[i] = h;
+  const unsigned long long h_next = i < 255 ? hist[i + 1] : 0ull;
 
   // Exact integer prefixes of the counts (H) and of level · count (G).
   unsigned long long hp = h, gp = static_cast<unsigned long long>(i) * h;
@@ -183,7 +201,6 @@ __global__ void __launch_bounds__(256)
   }
   if (i == 0) s_base = 0;
   __syncthreads();
-  const unsigned long long h_next = i < 255 ? s_hist[i + 1] : 0ull;
   unsigned long long n = 0, gsum = 0;
 #pragma unroll
   for (int w = 0; w < 8; ++w) {
@@ -231,7 +248,7 @@ __global__ void __launch_bounds__(256)
     any_near |= s_near[w];
   }
 
-  double hi = -INFINITY, lo = -INFINITY;  // bounds of the twin's sigma at this level
+  Top2 top{-INFINITY, -INFINITY, -INFINITY, i};
   if (!skip) {  // the twin's operations in its order, on A, S = G·scale, mu = Σ level·count·scale
     const double mu = __dmul_rn(static_cast<double>(gsum), scale);
     const double s1 = __dmul_rn(static_cast<double>(gp - s_base), scale);
@@ -248,33 +265,33 @@ __global__ void __launch_bounds__(256)
     const double dw = dq1 * q2 + a1 * dq2 + dq1 * dq2 + 4 * kU * w;
     const double dv = dw * fabs(d) + w * dd + dw * dd + 4 * kU * fabs(v);
     const double ds = dv * fabs(d) + fabs(v) * dd + dv * dd + 4 * kU * sigma;
-    hi = sigma + 2 * ds;
-    lo = sigma - 2 * ds;
-    if (!(hi == hi) || !(lo == lo)) {  // never certify around a NaN
-      hi = INFINITY;
-      lo = -INFINITY;
+    top.hi1 = sigma + 2 * ds;
+    top.lo1 = sigma - 2 * ds;
+    if (!(top.hi1 == top.hi1) || !(top.lo1 == top.lo1)) {  // never certify around a NaN
+      top.hi1 = INFINITY;
+      top.lo1 = -INFINITY;
     }
   }
-  // L = the largest lower bound above 0 (bits of positive doubles order as the values; 0 if
-  // none); the level is certified if it is the only one whose upper bound reaches L.
-  const unsigned long long lo_bits =
-      lo > 0 ? static_cast<unsigned long long>(__double_as_longlong(lo)) : 0ull;
-  const unsigned top32 = __reduce_max_sync(kFull, static_cast<unsigned>(lo_bits >> 32));
-  const unsigned low32 = __reduce_max_sync(
-      kFull, static_cast<unsigned>(lo_bits >> 32) == top32 ? static_cast<unsigned>(lo_bits) : 0u);
-  if (lane == 0) s_lo[warp] = (static_cast<unsigned long long>(top32) << 32) | low32;
-  __syncthreads();
-  unsigned long long best = 0;
 #pragma unroll
-  for (int w = 0; w < 8; ++w) best = max(best, s_lo[w]);
-  const bool reaches = best != 0 && hi >= __longlong_as_double(static_cast<long long>(best));
-  const int reaching = __syncthreads_count(reaches);
+  for (int o = 16; o > 0; o >>= 1) {
+    Top2 other;
+    other.hi1 = __shfl_xor_sync(kFull, top.hi1, o);
+    other.lo1 = __shfl_xor_sync(kFull, top.lo1, o);
+    other.hi2 = __shfl_xor_sync(kFull, top.hi2, o);
+    other.k1 = __shfl_xor_sync(kFull, top.k1, o);
+    top = merge_top2(top, other);
+  }
+  if (lane == 0) s_top[warp] = top;
+  __syncthreads();
+  top = s_top[0];
+#pragma unroll
+  for (int w = 1; w < 8; ++w) top = merge_top2(top, s_top[w]);
   // No level left by the loop: the twin returns 0, as it does when no sigma is above 0.
-  const bool certified =
-      mu1_trace == nullptr && any_near == 0 && n < (1ull << 53) && (any_live == 0 || reaching == 1);
+  const bool certified = mu1_trace == nullptr && any_near == 0 && n < (1ull << 53) &&
+                         (any_live == 0 || (top.lo1 > top.hi2 && top.lo1 > 0));
   if (certified) {
-    if (any_live == 0 ? i == 0 : reaches) {
-      *out = any_live ? static_cast<double>(i) : 0.0;
+    if (i == 0) {
+      *out = any_live ? static_cast<double>(top.k1) : 0.0;
       if (path) *path = 1;
     }
     return;
