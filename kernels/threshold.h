@@ -22,13 +22,18 @@ void threshold_ref(double thresh, double max_value, const ImageView& src, const 
 namespace jetpipe {
 
 // Otsu's threshold of a 256-bin histogram in device memory (e.g. launch_histogram with default
-// HistogramParams), computed on the device by one small block with otsu_threshold's arithmetic step
-// for step (bit-equal): *threshold (device or mapped memory) receives it as a double, ready for
-// launch_threshold_from and readable as the stage's result. No host round trip; never synchronizes.
-// mu1_trace (tests): when not null, receives the class mean mu1 after each level that the loop does
-// not skip (256 doubles; skipped levels untouched).
+// HistogramParams), computed on the device by one block: *threshold (device or mapped memory)
+// receives otsu_threshold's result, bit-equal, as a double, ready for launch_threshold_from and
+// readable as the stage's result. No host round trip; never synchronizes. The level is certified
+// from error bounds on every level's sigma where the best one stands clear of the others; where it
+// does not (near-ties, e.g. levels with zero counts after the best one) the kernel runs
+// otsu_threshold's recurrences step for step (slower: docs/decisions/044-otsu-certified-argmax.md).
+// Tests: mu1_trace, when not null, forces the step-for-step path and receives the class mean mu1
+// after each level that the loop does not skip (256 doubles; skipped levels untouched); path, when
+// not null, receives 1 if the certified path decided, 0 if the step-for-step one did.
 cudaError_t launch_otsu_threshold(const std::uint64_t* hist256, double* threshold,
-                                  cudaStream_t stream, double* mu1_trace = nullptr);
+                                  cudaStream_t stream, double* mu1_trace = nullptr,
+                                  int* path = nullptr);
 
 // THRESH_BINARY on GRAY8, rows [y0, y1) of src into the same rows of dst (same size; any pitch or
 // ROI; src == dst allowed): dst = src > floor(thresh) ? round(max_value) : 0, as threshold_ref.

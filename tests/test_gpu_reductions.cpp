@@ -19,6 +19,7 @@
 #include <cfloat>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <random>
 #include <string>
@@ -581,17 +582,24 @@ std::vector<double> host_mu1(const std::vector<std::uint64_t>& hist) {
   return out;
 }
 
-// The device's threshold, and its mu1 per level (NaN where skipped).
-double device_otsu(const std::vector<std::uint64_t>& hist, std::vector<double>* mu1 = nullptr) {
-  DeviceBuffer h(256 * 8), t(8), trace(256 * 8);
+// The device's threshold; with mu1, the step-for-step path's mu1 per level (NaN where skipped);
+// with path, which path decided (1 certified, 0 step for step).
+double device_otsu(const std::vector<std::uint64_t>& hist, std::vector<double>* mu1 = nullptr,
+                   int* path = nullptr) {
+  DeviceBuffer h(256 * 8), t(8), trace(256 * 8), p(sizeof(int));
   JP_CUDA(cudaMemcpy(h.get(), hist.data(), 256 * 8, cudaMemcpyHostToDevice));
   JP_CUDA(cudaMemset(t.get(), 0xA5, 8));
+  JP_CUDA(cudaMemset(p.get(), 0xA5, sizeof(int)));
   const std::vector<double> nans(256, std::nan(""));
   JP_CUDA(cudaMemcpy(trace.get(), nans.data(), 256 * 8, cudaMemcpyHostToDevice));
   JP_CUDA(launch_otsu_threshold(h.get<std::uint64_t>(), t.get<double>(), nullptr,
-                                mu1 ? trace.get<double>() : nullptr));
+                                mu1 ? trace.get<double>() : nullptr, p.get<int>()));
   double v = 0;
   JP_CUDA(cudaMemcpy(&v, t.get(), 8, cudaMemcpyDeviceToHost));
+  int got_path = -1;
+  JP_CUDA(cudaMemcpy(&got_path, p.get(), sizeof(int), cudaMemcpyDeviceToHost));
+  EXPECT_TRUE(got_path == 0 || got_path == 1) << "path not written: " << got_path;
+  if (path) *path = got_path;
   if (mu1) {
     mu1->resize(256);
     JP_CUDA(cudaMemcpy(mu1->data(), trace.get(), 256 * 8, cudaMemcpyDeviceToHost));
@@ -599,44 +607,89 @@ double device_otsu(const std::vector<std::uint64_t>& hist, std::vector<double>* 
   return v;
 }
 
+// Kinds of histograms: kDense, kHuge and kBimodal have one clear best level (the certified path
+// must decide nearly all), kPosterized, kNearEps and kTwo put equal-sigma levels (zero counts) or
+// q1 exactly at FLT_EPSILON next to the best one (the step-for-step path must decide).
+enum OtsuKind { kDense, kSparse, kWindow, kHuge, kTwo, kBimodal, kPosterized, kNearEps, kKinds };
+
 TEST(GpuOtsu, EqualsHostOnRandomAndEdgeHistograms) {
   JP_REQUIRE_GPU();
   std::mt19937_64 rng(fresh_seed());
-  std::vector<std::vector<std::uint64_t>> cases;
-  cases.push_back(std::vector<std::uint64_t>(256, 0));  // empty: 0
-  for (int v : {0, 1, 128, 255}) {                      // one level: every level skipped
+  std::vector<std::pair<int, std::vector<std::uint64_t>>> cases;
+  cases.emplace_back(-1, std::vector<std::uint64_t>(256, 0));  // empty: 0
+  for (int v : {0, 1, 128, 255}) {                             // one level: every level skipped
     std::vector<std::uint64_t> h(256, 0);
     h[v] = 12345;
-    cases.push_back(h);
+    cases.emplace_back(-1, h);
   }
-  for (int t = 0; t < 2000; ++t) {
+  for (int t = 0; t < 2400; ++t) {
     std::vector<std::uint64_t> h(256, 0);
-    const int kind = t % 6;
+    const int kind = t % kKinds;
     const int lo = static_cast<int>(rng() % 256), span = 1 + static_cast<int>(rng() % 256);
     for (int i = 0; i < 256; ++i) {
       switch (kind) {
-        case 0: h[i] = rng() % 100000; break;                               // dense
-        case 1: h[i] = rng() % 7 == 0 ? rng() % 1000 : 0; break;            // sparse
-        case 2: h[i] = (i >= lo && i < lo + span) ? rng() % 50 : 0; break;  // a window
-        case 3: h[i] = rng() % (std::uint64_t(1) << 40); break;             // huge counts
-        case 4: h[i] = (i == lo || i == (lo + span) % 256) ? 1 + rng() % 1000 : 0; break;  // two
-        default: {                                                        // bimodal
+        case kDense:
+          h[i] = rng() % 100000;
+          break;
+        case kSparse:
+          h[i] = rng() % 7 == 0 ? rng() % 1000 : 0;
+          break;
+        case kWindow:
+          h[i] = (i >= lo && i < lo + span) ? rng() % 50 : 0;
+          break;
+        case kHuge:
+          h[i] = rng() % (std::uint64_t(1) << 40);
+          break;
+        case kTwo:
+          h[i] = (i == lo || i == (lo + span) % 256) ? 1 + rng() % 1000 : 0;
+          break;
+        case kPosterized:
+          h[i] = i % 4 == 0 ? 1 + rng() % 100000 : 0;
+          break;
+        case kNearEps:
+          break;  // below
+        default: {
           const double a = std::exp(-0.5 * std::pow((i - 60) / 12.0, 2));
           const double b = std::exp(-0.5 * std::pow((i - 190) / 20.0, 2));
           h[i] = static_cast<std::uint64_t>(1e6 * (a + 0.6 * b)) + rng() % 3;
         }
       }
     }
-    cases.push_back(h);
+    if (kind == kNearEps) {  // 2^23 pixels: q1 = FLT_EPSILON exactly at the first or last level
+      std::uint64_t left = std::uint64_t(1) << 23;
+      const int edge = t % 2 ? 0 : 255;
+      h[edge] = 1;
+      --left;
+      for (int i = 40; i < 220 && left > 0; ++i) {
+        const std::uint64_t c = std::min<std::uint64_t>(left, rng() % 100000);
+        h[i] += c;
+        left -= c;
+      }
+      h[128] += left;
+    }
+    cases.emplace_back(kind, h);
   }
+  int fast[kKinds] = {}, count[kKinds] = {};
   for (std::size_t c = 0; c < cases.size(); ++c) {
-    SCOPED_TRACE("histogram case " + std::to_string(c));
-    const double want = otsu_threshold(cases[c].data());
+    SCOPED_TRACE("histogram case " + std::to_string(c) + ", kind " +
+                 std::to_string(cases[c].first));
+    const std::vector<std::uint64_t>& hist = cases[c].second;
+    const double want = otsu_threshold(hist.data());
+    int path = -1;
+    expect_same_bits(device_otsu(hist, nullptr, &path), want, "otsu");
+    if (cases[c].first >= 0) {
+      ++count[cases[c].first];
+      fast[cases[c].first] += path == 1;
+    }
+    // The step-for-step path (forced by the trace): every division of the recurrence, bit for bit
+    // (NaN = skipped on both sides).
     std::vector<double> mu1;
-    const double got = device_otsu(cases[c], &mu1);
-    expect_same_bits(got, want, "otsu");
-    // Every division of the recurrence, bit for bit (NaN = skipped on both sides).
-    const std::vector<double> want_mu1 = host_mu1(cases[c]);
+    int exact_path = -1;
+    expect_same_bits(device_otsu(hist, &mu1, &exact_path), want, "otsu, step for step");
+    std::uint64_t n = 0;
+    for (std::uint64_t v : hist) n += v;
+    if (n > 0) EXPECT_EQ(exact_path, 0);  // an empty histogram needs neither path: 0, path 1
+    const std::vector<double> want_mu1 = host_mu1(hist);
     int wrong = 0;
     for (int i = 0; i < 256; ++i) {
       if (std::memcmp(&mu1[i], &want_mu1[i], 8) != 0 && !(std::isnan(mu1[i]) && std::isnan(want_mu1[i]))) {
@@ -645,6 +698,18 @@ TEST(GpuOtsu, EqualsHostOnRandomAndEdgeHistograms) {
     }
     EXPECT_EQ(wrong, 0);
   }
+  // Both paths ran, each where it should (host emulation, 80,000 histograms: dense 99.99%, huge
+  // and bimodal 100% certified; posterized 0%).
+  for (int k : {kDense, kHuge, kBimodal}) {
+    EXPECT_GE(fast[k], count[k] * 95 / 100)
+        << "kind " << k << ": certified " << fast[k] << " of " << count[k];
+  }
+  for (int k : {kPosterized, kNearEps}) {
+    EXPECT_EQ(fast[k], 0) << "kind " << k << ": certified " << fast[k] << " of " << count[k];
+  }
+  std::printf("GpuOtsu: certified path decided");
+  for (int k = 0; k < kKinds; ++k) std::printf(" kind %d: %d/%d", k, fast[k], count[k]);
+  std::printf("\n");
 }
 
 TEST(GpuThreshold, FixedValuesAllLayouts) {
@@ -732,6 +797,9 @@ TEST(GpuThreshold, OtsuOnDevice) {
                                r.ws.get(), nullptr));
     }
     JP_CUDA(launch_otsu_threshold(r.bins.get<std::uint64_t>(), t.get<double>(), nullptr));
+    int path = -1;  // the photo's, the noise's and the constant's: the certified path decides
+    expect_same_bits(device_otsu(hist, nullptr, &path), want_t, "otsu of the image's histogram");
+    if (what != "bimodal") EXPECT_EQ(path, 1);
     for (int i = 0; i < 3; ++i) {
       JP_CUDA(launch_threshold_from(t.get<double>(), 255, src.view, dst.view, b[i], b[i + 1],
                                     nullptr));

@@ -305,7 +305,21 @@ void bench_gray8(Bench& b, const Size& s, Data data) {
     const double ogpu = b.time_gpu_us([&](int) {
       JP_CUDA(launch_otsu_threshold(bins.get<std::uint64_t>(), t.get<double>(), st));
     });
-    add("otsu (256 levels)", "jetpipe-gpu", ogpu, 256 * 8, "GPU time alone (no host launch)");
+    DeviceBuffer path(sizeof(int)), trace(256 * 8);
+    JP_CUDA(launch_otsu_threshold(bins.get<std::uint64_t>(), t.get<double>(), st, nullptr,
+                                  path.get<int>()));
+    int took = -1;
+    JP_CUDA(cudaMemcpyAsync(&took, path.get(), sizeof(int), cudaMemcpyDeviceToHost, st));
+    JP_CUDA(cudaStreamSynchronize(st));
+    add("otsu (256 levels)", "jetpipe-gpu", ogpu, 256 * 8,
+        took == 1 ? "GPU time alone (no host launch); certified path"
+                  : "GPU time alone (no host launch); step-for-step path");
+    // The path that near-ties take (forced by the trace): the recurrences step for step.
+    const double egpu = b.time_gpu_us([&](int) {
+      JP_CUDA(launch_otsu_threshold(bins.get<std::uint64_t>(), t.get<double>(), st,
+                                    trace.get<double>()));
+    });
+    add("otsu, step for step (forced)", "jetpipe-gpu", egpu, 256 * 8, "GPU time alone");
   }
 }
 
