@@ -1,120 +1,54 @@
 // SPDX-License-Identifier: MIT
-// CUDA twin of convolve (filter2D in float, the twin's order, no contraction). A block makes a
-// kConvTileW × kConvTileH output tile from a shared-memory tile of the input (+ halo) converted to
-// float once; each thread makes 4 neighbouring pixels of a row, so every tap is read once (a
-// shared-memory broadcast) per 4 products; the columns of the kernel are a template argument so
-// that the row's 4 + cols − 1 pixels sit in registers.
+// CUDA twin of convolve (filter2D in float, the twin's order, no contraction). Square kernels of 3,
+// 5 and 7 taps a side over aligned views of at least 544 × 16 run the strip kernel
+// (kernels/filters/conv_strip.cuh) with the cheapest arithmetic that the taps allow and that still
+// equals the twin bit for bit (classify below); everything else runs the tile engine
+// (kernels/filters/conv_tile.cuh).
 #include <cuda_runtime.h>
 
-#include "kernels/launch/filter_launch.cuh"
-#include "kernels/filters/source.cuh"
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+
 #include "kernels/convolve.h"
+#include "kernels/filters/conv_strip.cuh"
+#include "kernels/filters/conv_tile.cuh"
+#include "kernels/launch/filter_launch.cuh"
+#include "kernels/launch/pdl_launch.cuh"
 
 namespace jetpipe {
 
 namespace dev {
-
-constexpr int kConvMax = 15;
-constexpr int kConvXPad = 16;  // ≥ the largest radius (7), a multiple of 16 for 16-byte chunks
-constexpr int kConvStride = kConvTileW + 2 * kConvXPad;
-static_assert(kConvThreads * 4 == kConvTileW * kConvTileH, "4 pixels per thread");
-
-struct ConvArgs {
-  float taps[kConvMax * kConvMax];
-  int rows;
-  float delta;
-  int width, y0, y1;
-  std::uint8_t* dst;
-  std::size_t pitch;
-};
-
-// Shared memory: the input tile as bytes (16-byte chunks), the same as floats, the taps.
-__host__ __device__ inline int conv_bytes_size(int tile_rows) {
-  return (tile_rows * kConvStride + 15) & ~15;
-}
-inline std::size_t conv_smem_bytes(int rows) {
-  const int tile_rows = kConvTileH + rows - 1;
-  return static_cast<std::size_t>(conv_bytes_size(tile_rows)) +
-         static_cast<std::size_t>(tile_rows) * kConvStride * sizeof(float) +
-         kConvMax * kConvMax * sizeof(float);
-}
-
-// Grid: x = ceil(width / kConvTileW), y = ceil((y1 − y0) / kConvTileH).
-template <int kCols, class Src>
-__global__ void __launch_bounds__(kConvThreads) convolve_kernel(const Src src, const ConvArgs a) {
-  extern __shared__ __align__(16) std::uint8_t smem[];
-  constexpr int rx = kCols / 2;
-  const int ry = a.rows / 2;
-  const int tile_rows = kConvTileH + 2 * ry;
-  std::uint8_t* bytes = smem;                                                 // 16-byte aligned
-  float* fimg = reinterpret_cast<float*>(smem + conv_bytes_size(tile_rows));  // tile as floats
-  float* taps = fimg + tile_rows * kConvStride;                               // rows × kCols
-  const int tx0 = static_cast<int>(blockIdx.x) * kConvTileW;
-  const int ty0 = a.y0 + static_cast<int>(blockIdx.y) * kConvTileH;
-
-  load_tile(src, bytes, kConvStride, tx0 - kConvXPad, ty0 - ry, tile_rows, threadIdx.x,
-            kConvThreads);
-  for (int i = threadIdx.x; i < a.rows * kCols; i += kConvThreads) taps[i] = a.taps[i];
-  __syncthreads();
-  for (int i = threadIdx.x; i < tile_rows * kConvStride; i += kConvThreads) {
-    fimg[i] = static_cast<float>(bytes[i]);
-  }
-  __syncthreads();
-
-  const int c0 = 4 * (threadIdx.x % (kConvTileW / 4));  // first of the thread's 4 columns
-  const int r = threadIdx.x / (kConvTileW / 4);
-  const int y = ty0 + r;
-  if (y >= a.y1) return;
-  float acc[4] = {a.delta, a.delta, a.delta, a.delta};
-  for (int i = 0; i < a.rows; ++i) {
-    const float* row = fimg + (r + i) * kConvStride + kConvXPad + c0 - rx;
-    float s[4 + kCols - 1];
-#pragma unroll
-    for (int m = 0; m < 4 + kCols - 1; ++m) s[m] = row[m];
-#pragma unroll
-    for (int j = 0; j < kCols; ++j) {
-      const float t = taps[i * kCols + j];
-#pragma unroll
-      for (int q = 0; q < 4; ++q) acc[q] = __fadd_rn(acc[q], __fmul_rn(t, s[q + j]));
-    }
-  }
-  std::uint8_t* d = a.dst + static_cast<std::size_t>(y) * a.pitch;
-#pragma unroll
-  for (int q = 0; q < 4; ++q) {
-    const int x = tx0 + c0 + q;
-    if (x >= a.width) break;
-    const float v = acc[q];  // saturate_cast<uchar>: round half to even, clamp, NaN → 0
-    d[x] = !(v > 0.f) ? 0 : v >= 255.f ? 255 : static_cast<std::uint8_t>(__float2int_rn(v));
-  }
-}
+namespace {
 
 template <class Src>
-cudaError_t launch_convolve_kernel(int cols, const Src& src, const ConvArgs& a, dim3 grid,
-                                   std::size_t smem, cudaStream_t stream) {
+cudaError_t launch_convolve_tile(int cols, const Src& src, const ConvArgs& a, dim3 grid,
+                                 std::size_t smem, cudaStream_t stream) {
   switch (cols) {
     case 1:
-      convolve_kernel<1><<<grid, kConvThreads, smem, stream>>>(src, a);
+      convolve_tile_kernel<1><<<grid, kConvThreads, smem, stream>>>(src, a);
       break;
     case 3:
-      convolve_kernel<3><<<grid, kConvThreads, smem, stream>>>(src, a);
+      convolve_tile_kernel<3><<<grid, kConvThreads, smem, stream>>>(src, a);
       break;
     case 5:
-      convolve_kernel<5><<<grid, kConvThreads, smem, stream>>>(src, a);
+      convolve_tile_kernel<5><<<grid, kConvThreads, smem, stream>>>(src, a);
       break;
     case 7:
-      convolve_kernel<7><<<grid, kConvThreads, smem, stream>>>(src, a);
+      convolve_tile_kernel<7><<<grid, kConvThreads, smem, stream>>>(src, a);
       break;
     case 9:
-      convolve_kernel<9><<<grid, kConvThreads, smem, stream>>>(src, a);
+      convolve_tile_kernel<9><<<grid, kConvThreads, smem, stream>>>(src, a);
       break;
     case 11:
-      convolve_kernel<11><<<grid, kConvThreads, smem, stream>>>(src, a);
+      convolve_tile_kernel<11><<<grid, kConvThreads, smem, stream>>>(src, a);
       break;
     case 13:
-      convolve_kernel<13><<<grid, kConvThreads, smem, stream>>>(src, a);
+      convolve_tile_kernel<13><<<grid, kConvThreads, smem, stream>>>(src, a);
       break;
     case 15:
-      convolve_kernel<15><<<grid, kConvThreads, smem, stream>>>(src, a);
+      convolve_tile_kernel<15><<<grid, kConvThreads, smem, stream>>>(src, a);
       break;
     default:
       return cudaErrorInvalidValue;
@@ -122,10 +56,133 @@ cudaError_t launch_convolve_kernel(int cols, const Src& src, const ConvArgs& a, 
   return cudaPeekAtLastError();
 }
 
+// The exponent of v's lowest set bit (v finite, ≠ 0): v = odd · 2^lsb_exponent.
+int lsb_exponent(float v, std::uint32_t* odd) {
+  int ex = 0;
+  const double m = std::frexp(static_cast<double>(std::fabs(v)), &ex);  // [0.5, 1) · 2^ex
+  auto mi = static_cast<std::uint32_t>(std::ldexp(m, 24));              // exact: 24 bits
+  int e = ex - 24;
+  while ((mi & 1u) == 0) mi >>= 1, ++e;
+  *odd = mi;
+  return e;
+}
+
+// The cheapest arithmetic of the strip kernel that equals the twin for these taps and delta (see
+// conv_strip.cuh), and its constants in *a; false: none (a tap or delta not finite, or too large).
+bool classify(const ConvolveParams& p, ConvolveArith* arith, ConvStripArgs* a) {
+  const int k = p.rows;
+  const float d = static_cast<float>(p.delta);
+  if (!std::isfinite(d)) return false;
+  // Exact products: tap · p for p ≤ 255 fits 24 bits when the tap's odd part is ≤ 65793
+  // (65793 · 255 = 2^24 − 1); no overflow below 2^100 (−tap · 2^23 and the sums stay finite too).
+  bool fused = true;
+  int e = std::numeric_limits<int>::max();
+  for (float t : p.taps) {
+    if (!std::isfinite(t) || std::fabs(t) > 0x1p100f) return false;
+    if (t == 0.f) continue;
+    std::uint32_t odd = 0;
+    e = std::min(e, lsb_exponent(t, &odd));
+    if (odd > 65793u) fused = false;
+  }
+  if (d != 0.f) {
+    std::uint32_t odd = 0;
+    e = std::min(e, lsb_exponent(d, &odd));
+  }
+  if (e == std::numeric_limits<int>::max()) e = 0;  // taps and delta all zero
+  // Exact sums: every partial sum of the twin a multiple of 2^e below 2^22 units (the integer
+  // path's epilogue reads the sum's bits + 1.5 · 2^23 as a float), taps signed bytes in units.
+  bool integer = e >= -22 && e <= 22;
+  double bound = std::fabs(std::ldexp(static_cast<double>(d), -e));
+  for (int i = 0; i < k * k && integer; ++i) {
+    const double t = std::ldexp(static_cast<double>(p.taps[static_cast<std::size_t>(i)]), -e);
+    if (std::fabs(t) > 127) integer = false;
+    bound += 255 * std::fabs(t);
+  }
+  if (bound >= 0x1p22) integer = false;
+  for (int i = 0; i < k * k; ++i) a->tap[i] = p.taps[static_cast<std::size_t>(i)];
+  a->delta = d;
+  if (integer) {
+    for (int i = 0; i < k; ++i) {
+      for (int al = 0; al < 4; ++al) {
+        for (int w = 0; w < 3; ++w) {
+          std::uint32_t v = 0;
+          for (int b = 0; b < 4; ++b) {
+            const int j = 4 * w + b - al;
+            if (j < 0 || j >= k) continue;
+            const auto t = static_cast<int>(
+                std::ldexp(static_cast<double>(p.taps[static_cast<std::size_t>(i * k + j)]), -e));
+            v |= (static_cast<std::uint32_t>(t) & 0xffu) << (8 * b);
+          }
+          a->itap[i][al][w] = v;
+        }
+      }
+    }
+    a->idelta = static_cast<std::int32_t>(std::ldexp(static_cast<double>(d), -e)) + kConvMagicBits;
+    a->iscale = std::ldexp(1.f, e);
+    // 1.5·2^23 − 1.5·2^23 · 2^e = 3 · 2^(22+e) · (2^−e − 1) (e < 0), exact for |e| ≤ 22.
+    a->ioffset = static_cast<float>(12582912.0 - std::ldexp(12582912.0, e));
+  }
+  *arith = integer ? ConvolveArith::kInteger
+           : fused ? ConvolveArith::kFused
+                   : ConvolveArith::kGeneral;
+  return true;
+}
+
+template <int K, class Src>
+cudaError_t launch_strip_k(ConvolveArith arith, const Src& src, const ConvStripArgs& a,
+                           unsigned grid, std::size_t smem, cudaStream_t stream) {
+  switch (arith) {
+    case ConvolveArith::kInteger:
+      return launch_pdl(convolve_strip_kernel<K, ConvolveArith::kInteger, Src>, grid, kFastThreads,
+                        smem, stream, src, a);
+    case ConvolveArith::kFused:
+      return launch_pdl(convolve_strip_kernel<K, ConvolveArith::kFused, Src>, grid, kFastThreads,
+                        smem, stream, src, a);
+    default:
+      return launch_pdl(convolve_strip_kernel<K, ConvolveArith::kGeneral, Src>, grid, kFastThreads,
+                        smem, stream, src, a);
+  }
+}
+
+// Rows a warp for `rows` output rows of `warps_per_row` strips: the policy's, fewer (down to
+// conv_rows_min) where the launch would otherwise have fewer than conv_warps_per_sm warps an SM.
+int conv_rows_per_warp(int rows, int warps_per_row, const FilterPolicy& p) {
+  const long long want = static_cast<long long>(device_info().sm_count) * p.conv_warps_per_sm;
+  long long r = static_cast<long long>(rows) * warps_per_row / (want > 0 ? want : 1);
+  if (r > p.conv_rows) r = p.conv_rows;
+  if (r < p.conv_rows_min) r = p.conv_rows_min;
+  return static_cast<int>(r);
+}
+
+}  // namespace
 }  // namespace dev
 
+ConvolveArith convolve_arith(const ConvolveParams& p) {
+  if (p.rows < 1 || p.rows > dev::kConvStripMax ||
+      p.taps.size() != static_cast<std::size_t>(p.rows) * static_cast<std::size_t>(p.rows)) {
+    return ConvolveArith::kNone;
+  }
+  ConvolveArith arith = ConvolveArith::kNone;
+  dev::ConvStripArgs a{};
+  return dev::classify(p, &arith, &a) ? arith : ConvolveArith::kNone;
+}
+
+const char* to_string(ConvolveArith a) {
+  switch (a) {
+    case ConvolveArith::kInteger:
+      return "integer";
+    case ConvolveArith::kFused:
+      return "fused";
+    case ConvolveArith::kGeneral:
+      return "general";
+    default:
+      return "none";
+  }
+}
+
 cudaError_t launch_convolve(const ConvolveParams& p, const FilterSource& src, const ImageView& dst,
-                            int y0, int y1, cudaStream_t stream, FilterPath path) {
+                            int y0, int y1, cudaStream_t stream, FilterPath path,
+                            const FilterLaunchOptions& options) {
   if (cudaError_t e = dev::check_filter_views(src.view, dst, PixelFormat::kGray8, y0, y1)) return e;
   if (p.rows < 1 || p.cols < 1 || p.rows % 2 == 0 || p.cols % 2 == 0 || p.rows > dev::kConvMax ||
       p.cols > dev::kConvMax ||
@@ -145,10 +202,43 @@ cudaError_t launch_convolve(const ConvolveParams& p, const FilterSource& src, co
   a.y1 = y1;
   a.dst = dst.data;
   a.pitch = dst.pitch;
-  const dim3 grid(dev::div_up(a.width, kConvTileW), dev::div_up(y1 - y0, kConvTileH));
+  const int width = src.view.width;
   const std::size_t smem = dev::conv_smem_bytes(p.rows);
-  return dev::with_source(src, p.border, tex, [&](const auto& s) {
-    return dev::launch_convolve_kernel(p.cols, s, a, grid, smem, stream);
+  return dev::with_source(src, p.border, tex, [&](const auto& s) -> cudaError_t {
+    dev::ConvStripArgs sa{};
+    ConvolveArith arith = ConvolveArith::kGeneral;
+    if (p.rows != p.cols || p.rows < 3 || p.rows > dev::kConvStripMax || !s.fast_ok() ||
+        !dev::aligned16(dst) || width < dev::kConvWarpOut + 32 || src.view.height < 16 ||
+        !dev::classify(p, &arith, &sa)) {
+      const dim3 grid(dev::div_up(width, kConvTileW), dev::div_up(y1 - y0, kConvTileH));
+      return dev::launch_convolve_tile(p.cols, s, a, grid, smem, stream);
+    }
+    // Strips at 16 + 512·w while they fit (X0 + 528 ≤ width); the rest of the row either goes to
+    // the right edge tile (≤ 64 columns) or gets one more strip moved left onto a 16-byte
+    // boundary, which leaves 16..31 columns for the tile.
+    sa.warps_fast = (width - (dev::kConvWarpOut + 32)) / dev::kConvWarpOut + 1;
+    sa.x0_last = 16 + (sa.warps_fast - 1) * dev::kConvWarpOut;
+    if (width - (sa.x0_last + dev::kConvWarpOut) > kConvTileW) {
+      sa.x0_last = ((width - dev::kConvWarpOut - 16) / 16) * 16;
+      ++sa.warps_fast;
+    }
+    const int rows = options.rows_per_warp > 0
+                         ? options.rows_per_warp
+                         : dev::conv_rows_per_warp(y1 - y0, sa.warps_fast, pol);
+    sa.grid = dev::StripGrid(
+        y0, y1, static_cast<int>(dev::div_up(sa.warps_fast, kFastThreads / 32)), rows, kConvTileH);
+    sa.dst = dst.data;
+    sa.dst_pitch = dst.pitch;
+    sa.tile = a;
+    const unsigned grid = sa.grid.blocks();
+    switch (p.rows) {
+      case 3:
+        return dev::launch_strip_k<3>(arith, s, sa, grid, smem, stream);
+      case 5:
+        return dev::launch_strip_k<5>(arith, s, sa, grid, smem, stream);
+      default:
+        return dev::launch_strip_k<7>(arith, s, sa, grid, smem, stream);
+    }
   });
 }
 

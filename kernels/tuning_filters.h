@@ -31,7 +31,8 @@ constexpr int kSepMaxRadius = 32;  // ksize ≤ 65 (shared memory: 30 KB at the 
 constexpr int kRunBoxThreads = 128, kRunBoxPrefetch = 4;
 constexpr int kRunBoxWarpOut = 480;
 constexpr int kRunBoxMaxRadius = 15;
-// convolve: output tile (each thread 4 pixels of a row).
+// convolve tile engine (kernel shapes and views the strip kernel does not take, its edge columns):
+// output tile (each thread 4 pixels of a row). The strip kernel (3, 5, 7 square) runs kFastThreads.
 constexpr int kConvTileW = 64, kConvTileH = 16, kConvThreads = 256;
 // harris tile engine (any ksize / block_size; the fast kernel's edge columns): output tile;
 // block_size ≤ 31 (shared memory ≤ 28 KB).
@@ -69,6 +70,10 @@ struct FilterPolicy {
   // where a launch would otherwise have fewer than run_box_warps_per_sm warps per SM.
   int box_running_min_ksize;
   int run_box_rows, run_box_rows_min, run_box_warps_per_sm;
+  // convolve strip kernel (kernels/filters/conv_strip.cuh): output rows a warp on large images,
+  // lowered to conv_rows_min where a launch would otherwise have fewer than conv_warps_per_sm warps
+  // an SM.
+  int conv_rows, conv_rows_min, conv_warps_per_sm;
 };
 
 // Jetson Orin (sm_87), chosen on an H200 in a green context of 16 and 8 SMs (AGX Orin has 16, Orin
@@ -114,6 +119,10 @@ inline constexpr FilterPolicy kFilterPolicyOrin{
     /*run_box_rows=*/128,
     /*run_box_rows_min=*/8,
     /*run_box_warps_per_sm=*/16,
+    // Not swept at 8 / 16 SMs: the sm_90 values.
+    /*conv_rows=*/32,
+    /*conv_rows_min=*/8,
+    /*conv_warps_per_sm=*/16,
 };
 
 // Discrete Hopper (sm_90). Times: H100 SXM 80 GB (D2D copy 2.97 TB/s read + write), CUDA 13.0,
@@ -125,7 +134,7 @@ inline constexpr FilterPolicy kFilterPolicyDiscrete{
     /*gaussian=*/FilterPath::kTiled,
     /*box=*/FilterPath::kTiled,    // 5×5: 239.7 / 243.4 µs
     /*sobel=*/FilterPath::kTiled,  // 3×3 dx → S16: 292.3 / 306.9 µs (92% of copy at 3 B/pixel)
-    /*convolve=*/FilterPath::kTiled,  // 5×5: 1061 / 1052 µs
+    /*convolve=*/FilterPath::kTiled,  // 5×5 k/16 (strip kernel): 294.0 / 294.1 µs (2026-11-28)
     // harris 3 / 3 (fast kernel, 8-column lanes, 32 rows a warp): 700 / 916 µs; 1080p (8 rows):
     // 20.3 / 21.7 µs, event-timed single launches (to_gray's 1080p launch reads 7 µs that way).
     /*harris=*/FilterPath::kTiled,
@@ -134,8 +143,8 @@ inline constexpr FilterPolicy kFilterPolicyDiscrete{
     /*fast_rows=*/{6, 8, 12, 16},
     /*fast_rows_min=*/4,
     /*fast_warps_per_sm=*/24,  // the resident warps at 6 blocks of 4 warps (80 registers, 5×5)
-    // H200, the 1080p chain as a graph: 1 → 30.0 µs, 2 → 29.8
-    // (docs/decisions/002-gaussian-staged-colour.md).
+                               // H200, the 1080p chain as a graph: 1 → 30.0 µs, 2 → 29.8
+                               // (docs/decisions/002-gaussian-staged-colour.md).
     /*staged_rows=*/2,
     // harris fast kernel, block 3 / ksize 3, tiled, rows a warp × columns a lane (µs, H100), with
     // the edge tiles compiled for ksize 3:
@@ -158,6 +167,12 @@ inline constexpr FilterPolicy kFilterPolicyDiscrete{
     /*run_box_rows=*/128,
     /*run_box_rows_min=*/8,
     /*run_box_warps_per_sm=*/16,
+    // convolve 5×5 (integer path), rows a warp, 2026-11-28 (µs): 16384²: 4 → 373.6, 8 → 316.3,
+    // 16 → 294.6, 32 → 293.8, 64 → 293.5; 1080p: 4 → 14.6, 8 → 14.3, 16 → 18.6, 32 → 24.6
+    // (docs/decisions/043-convolve-strips-exact-arithmetic.md).
+    /*conv_rows=*/32,
+    /*conv_rows_min=*/8,
+    /*conv_warps_per_sm=*/16,  // the resident warps at 4 blocks of 4 warps (5×5: 121-128 registers)
 };
 
 inline const FilterPolicy& filter_policy(int cc_major, int cc_minor) {

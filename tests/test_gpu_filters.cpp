@@ -750,6 +750,105 @@ TEST_P(GpuConvolve, MatchesTwin) {
 INSTANTIATE_TEST_SUITE_P(Sizes, GpuConvolve,
                          ::testing::ValuesIn(make_cases(std::size(kConvolve), {0, 1})), case_name);
 
+// The strip kernel (square 3, 5, 7 over aligned views of ≥ 544 × 16): each arithmetic
+// (ConvolveArith: integer, fused, general), widths of one strip (544: the right edge tile 16
+// wide), one strip and a right edge tile of 60 columns (588), and a last strip moved left
+// (1041), every border. The taps are drawn for the arithmetic asked, and the case checks that
+// convolve_arith gives it.
+struct ConvolveStripVariant {
+  int k;
+  ConvolveArith arith;
+};
+const ConvolveStripVariant kConvolveStrip[] = {
+    {3, ConvolveArith::kInteger}, {5, ConvolveArith::kInteger}, {7, ConvolveArith::kInteger},
+    {3, ConvolveArith::kFused},   {5, ConvolveArith::kFused},   {7, ConvolveArith::kFused},
+    {3, ConvolveArith::kGeneral}, {5, ConvolveArith::kGeneral}, {7, ConvolveArith::kGeneral}};
+const std::vector<Size2> kConvolveStripSizes = {{544, 16}, {588, 23}, {1041, 40}};
+
+#if JETPIPE_HAVE_CUDA
+// Integer: small integers in units of 2^−s (s from −2: e > 0 too), delta in eighths (in fours
+// where s < 0): every sum exact, half-way cases and saturation at both ends. Fused: integers up to
+// 3000 in units of 2^−10 (products exact, sums not). General: random_convolve's.
+ConvolveParams strip_convolve(const ConvolveStripVariant& v, const Border& b, std::mt19937& rng) {
+  ConvolveParams p;
+  if (v.arith == ConvolveArith::kGeneral) {
+    p = random_convolve({v.k, v.k}, b, rng);
+  } else {
+    p.rows = p.cols = v.k;
+    p.border = b;
+    std::uniform_int_distribution<int> small(-12, 12), big(-3000, 3000), eighths(-160, 160);
+    const int s = std::uniform_int_distribution<int>(-2, 6)(rng);
+    for (int i = 0; i < v.k * v.k; ++i) {
+      p.taps.push_back(v.arith == ConvolveArith::kInteger ? std::ldexp(float(small(rng)), -s)
+                                                          : std::ldexp(float(big(rng)), -10));
+    }
+    p.delta = v.arith == ConvolveArith::kFused
+                  ? std::uniform_real_distribution<double>(-20, 20)(rng)
+              : s < 0 ? 4.0 * small(rng)
+                      : eighths(rng) / 8.0;
+  }
+  EXPECT_EQ(convolve_arith(p), v.arith) << "the drawn taps take another arithmetic";
+  return p;
+}
+#endif
+
+class GpuConvolveStrip : public ::testing::TestWithParam<Case> {};
+TEST_P(GpuConvolveStrip, MatchesTwin) {
+  JP_REQUIRE_GPU();
+#if JETPIPE_HAVE_CUDA
+  const Case& c = GetParam();
+  std::mt19937 rng(fresh_seed());
+  const ConvolveParams p =
+      strip_convolve(kConvolveStrip[c.variant], kBorders[c.border].border, rng);
+  const HostImage src = random_image(c.size.w, c.size.h, PixelFormat::kGray8, rng);
+  SCOPED_TRACE(to_string(kConvolveStrip[c.variant].arith));
+  check_convolve(src.view(), p, rng);
+#endif
+}
+INSTANTIATE_TEST_SUITE_P(Sizes, GpuConvolveStrip,
+                         ::testing::ValuesIn(test::make_cases(kConvolveStripSizes,
+                                                              std::size(kConvolveStrip),
+                                                              {1, 4, 7})),
+                         case_name);
+
+// Which arithmetic the taps get: the boundaries of each condition.
+TEST(GpuConvolveArith, Classes) {
+  REQUIRE_CUDA_BUILD();
+#if JETPIPE_HAVE_CUDA
+  const auto arith = [](int k, std::vector<float> taps, double delta) {
+    ConvolveParams p;
+    p.rows = p.cols = k;
+    p.taps = std::move(taps);
+    p.delta = delta;
+    return convolve_arith(p);
+  };
+  const std::vector<float> sharpen = {0, -1, 0, -1, 5, -1, 0, -1, 0};
+  EXPECT_EQ(arith(3, sharpen, 0), ConvolveArith::kInteger);
+  EXPECT_EQ(arith(3, sharpen, 3.5), ConvolveArith::kInteger);
+  EXPECT_EQ(arith(3, std::vector<float>(9, 128.f), 0), ConvolveArith::kInteger);  // 2^7 units
+  EXPECT_EQ(arith(3, {128, 1, 0, 0, 0, 0, 0, 0, 0}, 0), ConvolveArith::kFused);   // 128 units
+  EXPECT_EQ(arith(3, {127, 1, 0, 0, 0, 0, 0, 0, 0}, 0), ConvolveArith::kInteger);
+  EXPECT_EQ(arith(3, sharpen, 0x1p22), ConvolveArith::kFused);  // the sums reach 2^22 units
+  EXPECT_EQ(arith(3, sharpen, 0x1p21), ConvolveArith::kInteger);
+  EXPECT_EQ(arith(3, {65793.f, 0, 0, 0, 0, 0, 0, 0, 0}, 0), ConvolveArith::kFused);
+  EXPECT_EQ(arith(3, {65795.f, 0, 0, 0, 0, 0, 0, 0, 0}, 0), ConvolveArith::kGeneral);
+  EXPECT_EQ(arith(3, std::vector<float>(9, 0.1f), 0), ConvolveArith::kGeneral);
+  EXPECT_EQ(arith(3, std::vector<float>(9, 0.f), 0), ConvolveArith::kInteger);
+  EXPECT_EQ(arith(3, {std::nanf(""), 0, 0, 0, 0, 0, 0, 0, 0}, 0), ConvolveArith::kNone);
+  EXPECT_EQ(arith(3, sharpen, INFINITY), ConvolveArith::kNone);
+  EXPECT_EQ(arith(3, {0x1p101f, 0, 0, 0, 0, 0, 0, 0, 0}, 0), ConvolveArith::kNone);
+  EXPECT_EQ(arith(9, std::vector<float>(81, 1.f), 0), ConvolveArith::kNone);  // not a strip shape
+  std::vector<float> k16;
+  for (int i = 0; i < 25; ++i) k16.push_back((i % 7 - 2) * 0.0625f);  // the bench's
+  EXPECT_EQ(arith(5, k16, 3.5), ConvolveArith::kInteger);
+  for (float& t : k16) t += 0x1p-10f;
+  EXPECT_EQ(arith(5, k16, 3.5), ConvolveArith::kFused);
+  // 2^−23 units: the epilogue's constant is exact for |e| ≤ 22 only.
+  EXPECT_EQ(arith(3, {0x1p-23f, 0, 0, 0, 0, 0, 0, 0, 0}, 0), ConvolveArith::kFused);
+  EXPECT_EQ(arith(3, {0x1p-22f, 0, 0, 0, 0, 0, 0, 0, 0}, 0), ConvolveArith::kInteger);
+#endif
+}
+
 // ---- harris ------------------------------------------------------------------------------------
 
 using test::HarrisVariant;
@@ -988,6 +1087,9 @@ TEST(GpuFilterPhoto, EveryFilterMatchesTwin) {
     check_sobel(g, {1, 0, 3, 1, false}, b, rng);
     check_sobel(g, {0, 1, 3, 0.5, true}, b, rng);
     check_convolve(g, random_convolve({3, 5}, b, rng), rng);
+    for (const ConvolveStripVariant& v : kConvolveStrip) {
+      check_convolve(g, strip_convolve(v, b, rng), rng);
+    }
     HarrisParams hp;
     hp.border = b;
     check_harris(g, hp, rng);

@@ -324,28 +324,54 @@ void bench_size(Bench& b, const Size& s) {
 #endif
   }
 
-  // ---- convolve 5×5 ----------------------------------------------------------------------------
+  // ---- convolve ------------------------------------------------------------------------------
+  // 5×5 with the taps of issue 42 (k/16: exact sums, the integer path) through both paths, its rows
+  // a warp swept; the same shape with taps whose products are exact but sums are not (the fused
+  // path) and with general float taps (k/10: FMUL + FADD); sharpen 3×3 (integers) and 7×7 k/16.
   if (b.wants("convolve")) {
-    ConvolveParams p;
-    p.rows = p.cols = 5;
-    p.border = replicate;
-    p.delta = 3.5;
-    for (int i = 0; i < 25; ++i) p.taps.push_back((i % 7 - 2) * 0.0625f);
-    for (FilterPath path : {FilterPath::kTiled, FilterPath::kTexture}) {
+    struct C {
+      const char* name;
+      int k;
+      float scale, bias;  // taps (i % 7 − 2) · scale + bias
+      FilterPath path;
+      int rows;  // rows a warp; 0: the policy's
+    };
+    std::vector<C> cases = {{"convolve5x5", 5, 0.0625f, 0, FilterPath::kTiled, 0},
+                            {"convolve5x5", 5, 0.0625f, 0, FilterPath::kTexture, 0}};
+    for (int r : {4, 8, 16, 32, 64})
+      cases.push_back({"convolve5x5", 5, 0.0625f, 0, FilterPath::kTiled, r});
+    cases.push_back({"convolve5x5 fused", 5, 0.0625f, 0.0009765625f, FilterPath::kTiled, 0});
+    cases.push_back({"convolve5x5 general", 5, 0.1f, 0, FilterPath::kTiled, 0});
+    cases.push_back({"convolve3x3 sharpen", 3, 0, 0, FilterPath::kTiled, 0});
+    cases.push_back({"convolve7x7", 7, 0.0625f, 0, FilterPath::kTiled, 0});
+    for (const C& c : cases) {
+      ConvolveParams p;
+      p.rows = p.cols = c.k;
+      p.border = replicate;
+      p.delta = 3.5;
+      if (c.k == 3) {
+        p.taps = {0, -1, 0, -1, 5, -1, 0, -1, 0};
+      } else {
+        for (int i = 0; i < c.k * c.k; ++i) p.taps.push_back((i % 7 - 2) * c.scale + c.bias);
+      }
+      FilterLaunchOptions o;
+      o.rows_per_warp = c.rows;
       const double us = b.time_us([&](int rep) {
         const int i = rep % n;
         JP_CUDA(launch_convolve(p, FilterSource(in[i].view(), tex_replicate[i]), out8.view(), 0, h,
-                                st, path));
+                                st, c.path, o));
       });
       JP_CUDA(launch_convolve(p, FilterSource(in[0].view(), tex_replicate[0]), out8.view(), 0, h,
-                              st, path));
+                              st, c.path, o));
       JP_CUDA(cudaStreamSynchronize(st));
       const std::string note =
           check_twin(hv, out8.view(), [&](const ImageView& a, const ImageView& d, int y0, int y1) {
             convolve_ref(p, a, d, y0, y1);
           });
-      b.add({"convolve5x5", path == FilterPath::kTexture ? "jetpipe-tex" : "jetpipe-tiled",
-             s.name(), "uniform", us, 2 * px, note});
+      std::string name = c.name;
+      if (c.rows > 0) name += " r" + std::to_string(c.rows);
+      b.add({name, c.path == FilterPath::kTexture ? "jetpipe-tex" : "jetpipe-tiled", s.name(),
+             "uniform", us, 2 * px, note});
     }
   }
 
