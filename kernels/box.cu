@@ -43,12 +43,8 @@ struct BoxStore {
 // Rows a warp of the running kernel: the policy's, fewer (down to run_box_rows_min) where the
 // launch would otherwise not fill the device.
 int run_box_rows(int width, int rows, int sm_count, const FilterPolicy& p) {
-  const long long segs = (width + kRunBoxWarpOut - 1) / kRunBoxWarpOut;
-  const long long want = static_cast<long long>(sm_count) * p.run_box_warps_per_sm;
-  long long r = static_cast<long long>(rows) * segs / (want > 0 ? want : 1);
-  if (r > p.run_box_rows) r = p.run_box_rows;
-  if (r < p.run_box_rows_min) r = p.run_box_rows_min;
-  return static_cast<int>(r);
+  return dev::rows_to_fill(rows, (width + kRunBoxWarpOut - 1) / kRunBoxWarpOut, sm_count,
+                           p.run_box_warps_per_sm, p.run_box_rows, p.run_box_rows_min);
 }
 
 template <class Src>

@@ -147,11 +147,8 @@ cudaError_t launch_strip_k(ConvolveArith arith, const Src& src, const ConvStripA
 // Rows a warp for `rows` output rows of `warps_per_row` strips: the policy's, fewer (down to
 // conv_rows_min) where the launch would otherwise have fewer than conv_warps_per_sm warps an SM.
 int conv_rows_per_warp(int rows, int warps_per_row, const FilterPolicy& p) {
-  const long long want = static_cast<long long>(device_info().sm_count) * p.conv_warps_per_sm;
-  long long r = static_cast<long long>(rows) * warps_per_row / (want > 0 ? want : 1);
-  if (r > p.conv_rows) r = p.conv_rows;
-  if (r < p.conv_rows_min) r = p.conv_rows_min;
-  return static_cast<int>(r);
+  return rows_to_fill(rows, warps_per_row, device_info().sm_count, p.conv_warps_per_sm, p.conv_rows,
+                      p.conv_rows_min);
 }
 
 }  // namespace

@@ -41,13 +41,8 @@ cudaError_t launch_fast_staged(const Src& src, const FastArgs& f, int radius, in
 // radius, fewer (down to rows_min) where the launch would otherwise not fill the device.
 inline int fast_rows_per_warp(int radius, int width, int rows, int sm_count,
                               const FilterPolicy& p) {
-  const long long warps_per_row = (width + kFastWarpOut - 1) / kFastWarpOut;
-  const long long want = static_cast<long long>(sm_count) * p.fast_warps_per_sm;
-  long long r = static_cast<long long>(rows) * warps_per_row / (want > 0 ? want : 1);
-  const int best = p.fast_rows[radius - 1];
-  if (r > best) r = best;
-  if (r < p.fast_rows_min) r = p.fast_rows_min;
-  return static_cast<int>(r);
+  return rows_to_fill(rows, (width + kFastWarpOut - 1) / kFastWarpOut, sm_count,
+                      p.fast_warps_per_sm, p.fast_rows[radius - 1], p.fast_rows_min);
 }
 
 // The rows a warp of a launch: the caller's (> 0, FilterLaunchOptions), else `policy`.

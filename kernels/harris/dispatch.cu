@@ -39,11 +39,8 @@ void fill_taps(int dx, int dy, int ksize, int* tx, int* nx, int* ty, int* ny) {
 // policy's rows, fewer (down to harris_rows_min) where the launch would otherwise not fill the
 // device.
 int fast_rows_per_warp(int strips, int rows, int sm_count, const FilterPolicy& p) {
-  const long long want = static_cast<long long>(sm_count) * p.harris_warps_per_sm;
-  long long r = static_cast<long long>(rows) * strips / (want > 0 ? want : 1);
-  if (r > p.harris_rows) r = p.harris_rows;
-  if (r < p.harris_rows_min) r = p.harris_rows_min;
-  return static_cast<int>(r);
+  return dev::rows_to_fill(rows, strips, sm_count, p.harris_warps_per_sm, p.harris_rows,
+                           p.harris_rows_min);
 }
 
 template <int LC, class Src>

@@ -92,6 +92,18 @@ cudaError_t with_source(const FilterSource& src, const Border& border, bool use_
 
 inline unsigned div_up(long long a, long long b) { return static_cast<unsigned>((a + b - 1) / b); }
 
+// Output rows a warp for a launch of `rows` rows and `warps_per_row` warps a row: `most` (the
+// policy's), fewer, down to `least`, where the launch would otherwise have fewer than
+// `warps_per_sm` warps on each of `sm_count` SMs. The strip and running kernels' policies.
+inline int rows_to_fill(int rows, long long warps_per_row, int sm_count, int warps_per_sm, int most,
+                        int least) {
+  const long long want = static_cast<long long>(sm_count) * warps_per_sm;
+  long long r = static_cast<long long>(rows) * warps_per_row / (want > 0 ? want : 1);
+  if (r > most) r = most;
+  if (r < least) r = least;
+  return static_cast<int>(r);
+}
+
 // The 1-D grid of the fast strip kernels (filter_fast.cuh, harris_fast.cuh) over output rows
 // [y0, y1), in groups of edge_rows rows (bands_per_group bands of rows_per_warp rows, ≥ one tile
 // of the tile engine): per group, its two edge blocks (the tile engine over the left and right
