@@ -16,10 +16,14 @@ namespace jetpipe {
 // 16 columns (lanes 0 and 31 only load halo) and slides down rows_per_warp output rows, keeping the
 // last ksize input rows in registers.
 constexpr int kFastThreads = 128;  // 4 warps per block (warps are independent)
-// Input rows each lane has in flight ahead of the one it uses. H100, 16384² 5×5, 8 rows per warp:
-// 1 → 218 µs, 2 → 228 µs, 3 → 257 µs (the unrolled loop is (2R + 1) · this rows long: longer code
-// stalls on instruction fetch more than the extra loads in flight gain).
-constexpr int kFastPrefetch = 1;
+// Rows in flight. Global sources: each lane cp.async's its rows' chunks into a ring of kFastRing
+// 16-byte slots in shared memory (512 bytes a warp and slot: 16 KB a block), kFastAhead rows ahead
+// of the row in use. Texture and staged sources keep one row ahead in a register (that register
+// ring, H100, 16384² 5×5, 8 rows a warp: 1 → 218 µs, 2 → 228, 3 → 257; its unrolled period grew
+// with it). kFastAhead 4: not measured yet (docs/decisions/045-gaussian-rows-in-flight.md).
+constexpr int kFastRing = 8;
+constexpr int kFastRingWarpBytes = kFastRing * 512;
+constexpr int kFastAhead = 4;
 constexpr int kFastMaxRadius = 4;  // ksize ≤ 9; larger kernels use the separable tile engine
 // Separable tile engine (gaussian and box above 9 taps; the fast kernel's edge columns and the
 // views it does not take): output tile, threads per block.

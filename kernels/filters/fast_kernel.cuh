@@ -23,20 +23,21 @@
 //   unpack the incoming row's bytes into 16-bit lane pairs          8 PRMT   (0.5 / pixel)
 //   vertical pass on packed pairs (two pixels per IMAD; sums of    40 IMAD   (2.5)
 //     Q8 taps · bytes ≤ 255·256, + 128 per lane for the rounding,
-//     fit 16 bits)
+//     fit 16 bits); symmetric taps (gaussian, box): 16 IADD + 24 IMAD
+//     (rows with the same tap added first)
 //   halo pairs from the neighbour lanes                             2 SHFL   (0.125)
 //   odd pairs (v[j], v[j+1]) for odd j: one PRMT each              10 PRMT   (0.6)
 //   horizontal pass: __dp2a_lo does 2 taps (16-bit v × 8-bit tap)  48 IDP.2A (3)
 //     into 32 bits (Σ taps = 256, so the +128 lanes add 2^15)
 //   (acc + 2^15) >> 16 is byte 2 of the accumulator: PRMT packing  12 PRMT   (0.75)
-//   row address, 16-byte load, 16-byte store, loop                ~12        (0.75)
+//   ring (cp.async, commit, wait, LDS), row pointers, store, loop ~16        (1)
 // ≈ 132 instructions per 16 pixels ≈ 8.3 per pixel, × 32/30 for the halo lanes ≈ 8.8, + the
 // prologue of each strip (2R rows loaded and unpacked): under half of the ~20 per pixel a
 // memory-bound 16384² pass allows at ~28 T thread-instructions/s.
 //
-// Input rows wait in a ring of kFastPrefetch 16-byte registers (loads in flight ahead of use); the
-// last 2R + 1 rows sit unpacked in a register window (8 words each); the unrolled period
-// (2R + 1) · kFastPrefetch keeps every register index a compile-time constant.
+// Input rows come in through a ring (AsyncRows: cp.async into shared memory, several rows ahead;
+// LoadedRows: one row ahead in a register); the last 2R + 1 rows sit unpacked in a register window
+// (8 words each), the row loop unrolled by 2R + 1 so that every window index is a constant.
 #pragma once
 
 #include <algorithm>
@@ -177,79 +178,176 @@ __device__ __forceinline__ std::uint32_t column_pair(const std::uint32_t (&e)[N]
   return __byte_perm(e[NP + lo], e[NP + lo + 1], 0x5432);
 }
 
+// The input rows of a strip, one 16-byte chunk a lane and row, taken in order (take(n), n = 0, 1,
+// ...; rows yin + n, n < n_in). Two ways to have them in flight:
+//   LoadedRows: the source's own loads, the next row in a register while this one is used
+//     (textures, the staged kernel's shared-memory rows);
+//   AsyncRows: global memory, cp.async into a ring of kFastRing 16-byte slots a lane in shared
+//     memory, kFastAhead rows ahead of use, so that a warp has kFastAhead · 512 bytes in flight
+//     without unrolling the loop any further (registers would need compile-time ring indices).
+template <class Src>
+struct LoadedRows {
+  const Src& src;
+  int x, yin, n_in;
+  uint4 next;
+  __device__ __forceinline__ uint4 fetch(int n) const {
+    return src.chunk_in(src.row_near(yin + n), x);
+  }
+  __device__ __forceinline__ void start() { next = fetch(0); }
+  __device__ __forceinline__ uint4 take(int n) {
+    const uint4 v = next;
+    if (n + 1 < n_in) next = fetch(n + 1);
+    return v;
+  }
+};
+
+__device__ __forceinline__ void cp_async16(std::uint32_t smem, const void* g) {
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(smem), "l"(g) : "memory");
+}
+__device__ __forceinline__ void cp_async_commit() {
+  asm volatile("cp.async.commit_group;" ::: "memory");
+}
+template <int N>
+__device__ __forceinline__ void cp_async_wait() {
+  asm volatile("cp.async.wait_group %0;" ::"n"(N) : "memory");
+}
+
+// A row of the strip outside the image (edge strips only, at most R at the top or the bottom): the
+// remapped row's chunk, or row 0's for a constant border (take() puts the constant in its place).
+static __device__ __noinline__ const std::uint8_t* outside_row(const std::uint8_t* data,
+                                                               std::size_t pitch, int height,
+                                                               BorderMode mode, int y, int x) {
+  y = near_remap(y, height, mode);
+  return data + static_cast<std::size_t>(max(y, 0)) * pitch + x;
+}
+
+template <int kAhead>
+struct AsyncRows {
+  static_assert(kAhead >= 1 && kAhead < kFastRing, "a free slot for the row taken");
+  const GlobalSrc& src;
+  int x, yin, n_in;
+  int n_lo, n_hi;            // rows n ∈ [n_lo, n_hi) lie inside the image
+  bool fill;                 // rows outside are the constant border's
+  std::uint32_t ring;        // this lane's slot 0 (shared address); slot k at + 512 · k
+  const std::uint8_t* next;  // row yin + n's chunk for the next n ≥ n_lo to be issued
+
+  __device__ __forceinline__ AsyncRows(const GlobalSrc& s, int x_, int yin_, int n_in_,
+                                       std::uint32_t ring_)
+      : src(s), x(x_), yin(yin_), n_in(n_in_), ring(ring_) {
+    n_lo = max(0, -yin);
+    n_hi = min(n_in, src.height - yin);
+    fill = src.mode == BorderMode::kConstant;
+    next = src.data + static_cast<std::size_t>(yin + n_lo) * src.pitch + x;
+  }
+  __device__ __forceinline__ std::uint32_t slot(int n) const {
+    return ring + 512u * static_cast<std::uint32_t>(n & (kFastRing - 1));
+  }
+  __device__ __forceinline__ void issue(int n) {
+    if (n < n_in) {
+      const std::uint8_t* p = next;
+      if (n >= n_lo && n < n_hi) {
+        next += src.pitch;
+      } else {
+        p = outside_row(src.data, src.pitch, src.height, src.mode, yin + n, x);
+      }
+      cp_async16(slot(n), p);
+    }
+    cp_async_commit();  // one group a row, empty past the last: wait_group counts rows
+  }
+  __device__ __forceinline__ void start() {
+#pragma unroll
+    for (int n = 0; n < kAhead; ++n) issue(n);
+  }
+  __device__ __forceinline__ uint4 take(int n) {
+    issue(n + kAhead);
+    cp_async_wait<kAhead>();  // row n's group done: at most kAhead newer ones pending
+    uint4 v;
+    asm volatile("ld.shared.v4.u32 {%0, %1, %2, %3}, [%4];"
+                 : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+                 : "r"(slot(n))
+                 : "memory");
+    if (fill && (n < n_lo || n >= n_hi)) v = splat16(src.fill4);
+    return v;
+  }
+};
+
+// Vertical taps the same from both ends (gaussian, box): the pass adds each pair of rows first
+// (packed bytes: ≤ 510 a lane) and multiplies once, R + 1 IMAD a word instead of 2R + 1.
+template <class Epi>
+inline constexpr bool kSymmetricY =
+    std::is_same_v<Epi, GaussQ16Epilogue> || std::is_same_v<Epi, BoxEpilogue>;
+
 // Output rows [ys, ye) of the lane's 16 columns from x, stored where out_px is 16 (kPartial: the
-// first out_px columns where it is 1..15, Epi::store_part), not where it is 0.
-template <int R, bool kPartial = false, class Src, class Epi>
+// first out_px columns where it is 1..15, Epi::store_part), not where it is 0. The row loop is
+// unrolled by the window's 2R + 1 rows (every register index a compile-time constant) and leaves
+// at the first row past ye, so nothing after it needs the window in fixed registers.
+template <int R, bool kPartial = false, class Src, class Epi, class Rows>
 __device__ __forceinline__ void fast_strip(const Src& src, const FastArgs& a, const Epi& epi, int x,
-                                           int out_px, int ys, int ye) {
+                                           int out_px, int ys, int ye, Rows& rows) {
   constexpr int K = 2 * R + 1;
-  constexpr int PD = kFastPrefetch;
-  constexpr int P = K * PD;        // unrolled period: window and prefetch ring indices repeat
   constexpr int NP = (R + 1) / 2;  // pairs each side from the neighbour lanes
   const int n_out = ye - ys;
-  const int n_in = n_out + 2 * R;  // input rows ys − R .. ye − 1 + R
-  const int yin = ys - R;
-  auto fetch = [&](int y) { return src.chunk_in(src.row_near(y), x); };
 
+  rows.start();
   std::uint32_t win[K][8];
 #pragma unroll
-  for (int n = 0; n < 2 * R; ++n) unpack_pairs(fetch(yin + n), win[n]);
-  uint4 raw[PD];
-#pragma unroll
-  for (int d = 0; d < PD; ++d) {
-    raw[d] = make_uint4(0, 0, 0, 0);
-    if (2 * R + d < n_in) raw[d] = fetch(yin + 2 * R + d);
-  }
+  for (int n = 0; n < 2 * R; ++n) unpack_pairs(rows.take(n), win[n]);
+  std::uint8_t* row = a.dst + static_cast<std::size_t>(ys) * a.dst_pitch;
 
-  for (int i = 0; i < n_out; i += P) {
+  for (int i = 0;; i += K) {
 #pragma unroll
-    for (int j = 0; j < P; ++j) {
-      if (i + j < n_out) {
-        const int n = i + j + 2 * R;  // the input row this output row adds to the window
-        unpack_pairs(raw[j % PD], win[(j + 2 * R) % K]);
-        if (n + PD < n_in) raw[j % PD] = fetch(yin + n + PD);
+    for (int j = 0; j < K; ++j) {
+      if (i + j >= n_out) return;
+      unpack_pairs(rows.take(i + j + 2 * R), win[(j + 2 * R) % K]);
 
-        // Vertical pass, two columns per 32-bit word.
-        std::uint32_t v[8];
+      // Vertical pass, two columns per 32-bit word.
+      std::uint32_t v[8];
 #pragma unroll
-        for (int c = 0; c < 8; ++c) {
-          std::uint32_t s = a.vinit;
+      for (int c = 0; c < 8; ++c) {
+        std::uint32_t s = a.vinit;
+        if constexpr (kSymmetricY<Epi>) {
+          s += a.vtap[R] * win[(j + R) % K][c];
+#pragma unroll
+          for (int k = 0; k < R; ++k) {
+            s += a.vtap[k] * (win[(j + k) % K][c] + win[(j + K - 1 - k) % K][c]);
+          }
+        } else {
 #pragma unroll
           for (int k = 0; k < K; ++k) s += a.vtap[k] * win[(j + k) % K][c];
-          v[c] = s;
         }
-
-        // Halo pairs from the neighbours; e[8 + 2·NP] = 0 stands for the pair after the last one
-        // (only its low half is ever multiplied, by a tap of 0).
-        std::uint32_t e[8 + 2 * NP + 1];
-#pragma unroll
-        for (int c = 0; c < 8; ++c) e[NP + c] = v[c];
-#pragma unroll
-        for (int q = 1; q <= NP; ++q) {
-          e[NP - q] = __shfl_up_sync(0xffffffffu, v[8 - q], 1);
-          e[NP + 7 + q] = __shfl_down_sync(0xffffffffu, v[q - 1], 1);
-        }
-        e[8 + 2 * NP] = 0;
-
-        // Horizontal pass: acc(p) = Σ_g dp2a((v[p−R+2g], v[p−R+2g+1]), (t[2g], t[2g+1])).
-        std::uint32_t acc[16];
-#pragma unroll
-        for (int p = 0; p < 16; ++p) {
-          std::uint32_t s = a.hinit;
-#pragma unroll
-          for (int g = 0; g <= R; ++g) {
-            s = dp2a_lo<Epi::kSignedTaps>(column_pair<NP>(e, p - R + 2 * g), a.htap[g], s);
-          }
-          acc[p] = s;
-        }
-
-        std::uint8_t* const row = a.dst + static_cast<std::size_t>(ys + i + j) * a.dst_pitch;
-        if (out_px == 16) {
-          epi.store16(row, x, acc);
-        } else if constexpr (kPartial) {
-          if (out_px > 0) epi.store_part(row, x, acc, out_px);
-        }
+        v[c] = s;
       }
+
+      // Halo pairs from the neighbours; e[8 + 2·NP] = 0 stands for the pair after the last one
+      // (only its low half is ever multiplied, by a tap of 0).
+      std::uint32_t e[8 + 2 * NP + 1];
+#pragma unroll
+      for (int c = 0; c < 8; ++c) e[NP + c] = v[c];
+#pragma unroll
+      for (int q = 1; q <= NP; ++q) {
+        e[NP - q] = __shfl_up_sync(0xffffffffu, v[8 - q], 1);
+        e[NP + 7 + q] = __shfl_down_sync(0xffffffffu, v[q - 1], 1);
+      }
+      e[8 + 2 * NP] = 0;
+
+      // Horizontal pass: acc(p) = Σ_g dp2a((v[p−R+2g], v[p−R+2g+1]), (t[2g], t[2g+1])).
+      std::uint32_t acc[16];
+#pragma unroll
+      for (int p = 0; p < 16; ++p) {
+        std::uint32_t s = a.hinit;
+#pragma unroll
+        for (int g = 0; g <= R; ++g) {
+          s = dp2a_lo<Epi::kSignedTaps>(column_pair<NP>(e, p - R + 2 * g), a.htap[g], s);
+        }
+        acc[p] = s;
+      }
+
+      if (out_px == 16) {
+        epi.store16(row, x, acc);
+      } else if constexpr (kPartial) {
+        if (out_px > 0) epi.store_part(row, x, acc, out_px);
+      }
+      row += a.dst_pitch;
     }
   }
 }
@@ -262,13 +360,15 @@ constexpr int fast_min_blocks() {
   return R == 1 ? 8 : R == 2 ? 6 : R == 3 ? 5 : 4;  // 64, 80, 96, 128 registers: no spills
 }
 
-template <int R, class Src, class Epi>
+template <int R, class Src, class Epi, int kAhead = kFastAhead>
 __global__ void __launch_bounds__(kFastThreads, fast_min_blocks<R>())
     fast_separable_kernel(const Src src, const FastArgs a, const Epi epi) {
   BlockTrace trace(1);
   if (a.grid.early) pdl_trigger();
   pdl_wait();  // the kernel before it has finished (launch_pdl)
   trace.waited();
+  // The strips' row rings (global sources), or the edge tiles' rows and sums.
+  extern __shared__ __align__(16) std::uint8_t smem[];
   const StripBlock blk = strip_block(a.grid);
   if (!blk.edge) {
     const int lane = threadIdx.x & 31;
@@ -276,11 +376,20 @@ __global__ void __launch_bounds__(kFastThreads, fast_min_blocks<R>())
     if (w >= a.warps_fast) return;  // whole warps
     const int X0 = min(16 + w * kFastWarpOut, a.x0_last);
     const int x = X0 - 16 + 16 * lane;
-    fast_strip<R>(src, a, epi, x, lane >= 1 && lane <= 30 ? 16 : 0, blk.ys, blk.ye);
+    const int out_px = lane >= 1 && lane <= 30 ? 16 : 0;
+    const int yin = blk.ys - R, n_in = blk.ye - blk.ys + 2 * R;
+    if constexpr (std::is_same_v<Src, GlobalSrc>) {
+      const std::uint32_t ring = static_cast<std::uint32_t>(
+          __cvta_generic_to_shared(smem + (threadIdx.x >> 5) * kFastRingWarpBytes + 16 * lane));
+      AsyncRows<kAhead> rows(src, x, yin, n_in, ring);
+      fast_strip<R>(src, a, epi, x, out_px, blk.ys, blk.ye, rows);
+    } else {
+      LoadedRows<Src> rows{src, x, yin, n_in, {}};
+      fast_strip<R>(src, a, epi, x, out_px, blk.ys, blk.ye, rows);
+    }
     return;
   }
   // Edge tiles (the separable engine), edge_rows rows a block.
-  extern __shared__ __align__(16) std::uint8_t smem[];
   const int tx0 = blk.left ? 0 : a.x0_last + kFastWarpOut;
   const int x_end = blk.left ? 16 : a.width;
   const auto xtaps = [&](int b) { return a.xtap[b]; };

@@ -121,7 +121,9 @@ __global__ void __launch_bounds__(kStagedThreads, staged_min_blocks<R>())
   if (wy0 >= wy1) return;
   const int x = x_first + 16 * lane;
   const int out_px = lane >= 1 && lane <= 30 && x < width ? min(16, width - x) : 0;
-  fast_strip<R, true>(StagedRowsSrc{smem, ys - R, x_first}, a.f, epi, x, out_px, wy0, wy1);
+  const StagedRowsSrc rows_src{smem, ys - R, x_first};
+  LoadedRows<StagedRowsSrc> rows{rows_src, x, wy0 - R, wy1 - wy0 + 2 * R, {}};
+  fast_strip<R, true>(rows_src, a.f, epi, x, out_px, wy0, wy1, rows);
 }
 
 inline std::size_t staged_smem_bytes(int radius, int rows_per_warp) {
