@@ -77,7 +77,7 @@ cudaError_t launch_gaussian(const GaussianParams& p, const FilterSource& src, co
     if (r <= kFastMaxRadius) {
       return dev::launch_fast_separable(s, taps.data(), taps.data(), p.ksize, w, src.view.height,
                                         y0, y1, dst, dev::GaussQ16Epilogue{}, true, ctx, stream,
-                                        options.rows_per_warp, options.fast_ahead);
+                                        options.rows_per_warp);
     }
     return dev::launch_separable_tile(s, taps.data(), p.ksize, taps.data(), p.ksize, w, y0, y1,
                                       GaussStore{dst.data, dst.pitch}, stream);

@@ -46,7 +46,6 @@ const char* to_string(FilterPath p);
 enum class BoxEngine { kAuto, kWindow, kRunning };
 struct FilterLaunchOptions {
   int rows_per_warp = 0;  // output rows a warp (the staged kernel: 1 .. 4)
-  int fast_ahead = 0;     // experiment (decision 045): gaussian 5×5 rows in flight, 2 or 6
   BoxEngine box_engine = BoxEngine::kAuto;
 };
 

@@ -426,36 +426,46 @@ TEST(GpuGaussianWide, Width16384) {
 }
 
 // The fast kernel's ring of rows in flight (cp.async into shared memory): strips of several
-// windows' worth of rows (the ring wraps), rows in flight 2, the default and 6, every border (rows
+// windows' worth of rows (the ring wraps), every radius the kernel takes, every border (rows
 // outside the image remapped, a constant border's put in place after the copy), a height that
-// leaves a short last band (check_gpu_filter: every layout, whole and in row strips).
+// leaves a short last band (check_gpu_filter: every layout, whole and in row strips); box 5 × 5 too
+// (the symmetric vertical pass with a sum epilogue).
 TEST(GpuFastRing, RowsInFlightMatchTwin) {
   JP_REQUIRE_GPU();
 #if JETPIPE_HAVE_CUDA
   std::mt19937 rng(fresh_seed());
   const HostImage img = random_image(1200, 131, PixelFormat::kGray8, rng);
-  {
-    const ImageView src = img.view();
+  const ImageView src = img.view();
+  for (int ksize : {3, 5, 7, 9}) {
     for (int rows : {4, 37, 0}) {
-      for (int ahead : {0, 2, 6}) {
-        for (int b = 0; b < kBorderCount; ++b) {
-          SCOPED_TRACE("rows " + std::to_string(rows) + " ahead " + std::to_string(ahead) +
-                       " border " + kBorders[b].name + " width " + std::to_string(src.width));
-          FilterLaunchOptions o;
-          o.rows_per_warp = rows;
-          o.fast_ahead = ahead;
-          const GaussianParams gp = resolve_gaussian(5, 0, kBorders[b].border);
-          check_gpu_filter(
-              src, kBorders[b].border, PixelFormat::kGray8,
-              [&](const ImageView& s, const ImageView& d, int y0, int y1) {
-                gaussian_ref(gp, s, d, y0, y1);
-              },
-              [&](const FilterSource& s, const ImageView& d, int y0, int y1, cudaStream_t st,
-                  FilterPath pa) {
-                return launch_gaussian(gp, s, d, y0, y1, LaunchContext{}, st, pa, o);
-              },
-              rng);
-        }
+      for (int b = 0; b < kBorderCount; ++b) {
+        SCOPED_TRACE("ksize " + std::to_string(ksize) + " rows " + std::to_string(rows) +
+                     " border " + kBorders[b].name);
+        FilterLaunchOptions o;
+        o.rows_per_warp = rows;
+        const GaussianParams gp = resolve_gaussian(ksize, 0, kBorders[b].border);
+        check_gpu_filter(
+            src, kBorders[b].border, PixelFormat::kGray8,
+            [&](const ImageView& s, const ImageView& d, int y0, int y1) {
+              gaussian_ref(gp, s, d, y0, y1);
+            },
+            [&](const FilterSource& s, const ImageView& d, int y0, int y1, cudaStream_t st,
+                FilterPath pa) {
+              return launch_gaussian(gp, s, d, y0, y1, LaunchContext{}, st, pa, o);
+            },
+            rng);
+        if (ksize != 5 || rows != 37) continue;
+        BoxParams bp;
+        bp.ksize = 5;
+        bp.border = kBorders[b].border;
+        check_gpu_filter(
+            src, kBorders[b].border, PixelFormat::kGray8,
+            [&](const ImageView& s, const ImageView& d, int y0, int y1) {
+              box_ref(bp, s, d, y0, y1);
+            },
+            [&](const FilterSource& s, const ImageView& d, int y0, int y1, cudaStream_t st,
+                FilterPath pa) { return launch_box(bp, s, d, y0, y1, LaunchContext{}, st, pa, o); },
+            rng);
       }
     }
   }

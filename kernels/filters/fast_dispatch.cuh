@@ -77,7 +77,7 @@ template <class Src, class Epi>
 cudaError_t launch_fast_separable(const Src& src, const int* kx, const int* ky, int ksize,
                                   int width, int height, int y0, int y1, const ImageView& dst,
                                   const Epi& epi, bool round_q16, const LaunchContext& ctx,
-                                  cudaStream_t stream, int rows_per_warp = 0, int ahead = 0) {
+                                  cudaStream_t stream, int rows_per_warp = 0) {
   if (ksize < 3 || ksize % 2 == 0 || ksize / 2 > kFastMaxRadius) return cudaErrorInvalidValue;
   bool symmetric = true;
   for (int k = 0; k < ksize; ++k) symmetric = symmetric && ky[k] == ky[ksize - 1 - k];
@@ -132,17 +132,6 @@ cudaError_t launch_fast_separable(const Src& src, const int* kx, const int* ky, 
     std::size_t smem = separable_smem_bytes(r, r);
     if constexpr (std::is_same_v<Src, GlobalSrc>) {
       smem = std::max<std::size_t>(smem, (kFastThreads / 32) * kFastRingWarpBytes);
-    }
-    if constexpr (std::is_same_v<Src, GlobalSrc> && std::is_same_v<Epi, GaussQ16Epilogue>) {
-      // Experiment: rows in flight (gaussian 5×5 only).
-      if (r == 2 && ahead == 2) {
-        return launch_pdl(fast_separable_kernel<2, Src, Epi, 2>, grid, kFastThreads, smem, stream,
-                          src, a, epi);
-      }
-      if (r == 2 && ahead == 6) {
-        return launch_pdl(fast_separable_kernel<2, Src, Epi, 6>, grid, kFastThreads, smem, stream,
-                          src, a, epi);
-      }
     }
     return with_radius(r, [&](auto rc) {
       return launch_pdl(fast_separable_kernel<decltype(rc)::value, Src, Epi>, grid, kFastThreads,

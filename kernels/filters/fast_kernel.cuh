@@ -360,7 +360,7 @@ constexpr int fast_min_blocks() {
   return R == 1 ? 8 : R == 2 ? 6 : R == 3 ? 5 : 4;  // 64, 80, 96, 128 registers: no spills
 }
 
-template <int R, class Src, class Epi, int kAhead = kFastAhead>
+template <int R, class Src, class Epi>
 __global__ void __launch_bounds__(kFastThreads, fast_min_blocks<R>())
     fast_separable_kernel(const Src src, const FastArgs a, const Epi epi) {
   BlockTrace trace(1);
@@ -381,7 +381,7 @@ __global__ void __launch_bounds__(kFastThreads, fast_min_blocks<R>())
     if constexpr (std::is_same_v<Src, GlobalSrc>) {
       const std::uint32_t ring = static_cast<std::uint32_t>(
           __cvta_generic_to_shared(smem + (threadIdx.x >> 5) * kFastRingWarpBytes + 16 * lane));
-      AsyncRows<kAhead> rows(src, x, yin, n_in, ring);
+      AsyncRows<kFastAhead> rows(src, x, yin, n_in, ring);
       fast_strip<R>(src, a, epi, x, out_px, blk.ys, blk.ye, rows);
     } else {
       LoadedRows<Src> rows{src, x, yin, n_in, {}};

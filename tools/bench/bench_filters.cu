@@ -171,28 +171,40 @@ void bench_size(Bench& b, const Size& s) {
       b.add({"gaussian" + k + "x" + k + "/" + to_string(g.border->mode), g.impl, s.name(),
              "uniform", us, 2 * px, note});
     }
-    // Experiment (decision 045): the fast kernel's rows a warp × rows in flight, 5×5 replicate.
-    for (int rows : {8, 15, 30, 60}) {
-      for (int ahead : {2, 4, 6}) {
-        const GaussianParams p = resolve_gaussian(5, 0, replicate);
-        FilterLaunchOptions o;
-        o.rows_per_warp = rows;
-        o.fast_ahead = ahead;
-        const double us = b.time_us([&](int rep) {
-          const int i = rep % n;
-          JP_CUDA(launch_gaussian(p, FilterSource(in[i].view()), out8.view(), 0, h, LaunchContext{},
-                                  st, FilterPath::kTiled, o));
-        });
-        JP_CUDA(launch_gaussian(p, FilterSource(in[0].view()), out8.view(), 0, h, LaunchContext{},
-                                st, FilterPath::kTiled, o));
-        JP_CUDA(cudaStreamSynchronize(st));
-        const std::string note = check_twin(
-            hv, out8.view(), [&](const ImageView& a, const ImageView& d, int y0, int y1) {
-              gaussian_ref(p, a, d, y0, y1);
-            });
-        b.add({"gaussian5x5/replicate",
-               "jetpipe-r" + std::to_string(rows) + "-a" + std::to_string(ahead), s.name(),
-               "uniform", us, 2 * px, note});
+    // The fast kernel's rows a warp (the policy's fast_rows, decision 045), replicate border, at
+    // sizes where the policy's value is not lowered to fill the SMs: gaussian 3..9, box 3..7.
+    if (px >= 1 << 24) {
+      for (int k : {3, 5, 7, 9}) {
+        for (int rows : {6, 8, 12, 16, 24, 32}) {
+          FilterLaunchOptions o;
+          o.rows_per_warp = rows;
+          const GaussianParams p = resolve_gaussian(k, 0, replicate);
+          const BoxParams bp{k, true, replicate};
+          for (bool box : {false, true}) {
+            if (box && k == 9) continue;
+            const auto launch = [&](int i) {
+              return box ? launch_box(bp, FilterSource(in[i].view()), out8.view(), 0, h,
+                                      LaunchContext{}, st, FilterPath::kTiled, o)
+                         : launch_gaussian(p, FilterSource(in[i].view()), out8.view(), 0, h,
+                                           LaunchContext{}, st, FilterPath::kTiled, o);
+            };
+            const double us = b.time_us([&](int rep) { JP_CUDA(launch(rep % n)); });
+            JP_CUDA(launch(0));
+            JP_CUDA(cudaStreamSynchronize(st));
+            const std::string note = check_twin(
+                hv, out8.view(), [&](const ImageView& a, const ImageView& d, int y0, int y1) {
+                  if (box) {
+                    box_ref(bp, a, d, y0, y1);
+                  } else {
+                    gaussian_ref(p, a, d, y0, y1);
+                  }
+                });
+            const std::string ks = std::to_string(k);
+            b.add({std::string(box ? "box" : "gaussian") + ks + "x" + ks + " r" +
+                       std::to_string(rows),
+                   "jetpipe-tiled", s.name(), "uniform", us, 2 * px, note});
+          }
+        }
       }
     }
 #if JETPIPE_HAVE_NPP
