@@ -94,8 +94,9 @@ inline constexpr FilterPolicy kFilterPolicyOrin{
     /*sobel=*/FilterPath::kTiled,
     /*convolve=*/FilterPath::kTiled,
     /*harris=*/FilterPath::kTiled,
-    // Not swept at 8 / 16 SMs (the bench has no rows option for these kernels): the sm_90 values.
-    // At 1080p the warp floor never binds there (5×5, 8 rows: 540 warps ≥ 16 · 24).
+    // Not swept at 8 / 16 SMs: sm_90's values before the row ring (decision 045 moved sm_90's 5×5
+    // and 7×7 to 12 and 16; not measured here). At 1080p the warp floor never binds there (5×5,
+    // 8 rows: 540 warps ≥ 16 · 24).
     /*fast_rows=*/{6, 8, 12, 16},
     /*fast_rows_min=*/4,
     /*fast_warps_per_sm=*/24,
@@ -142,9 +143,12 @@ inline constexpr FilterPolicy kFilterPolicyDiscrete{
     // harris 3 / 3 (fast kernel, 8-column lanes, 32 rows a warp): 700 / 916 µs; 1080p (8 rows):
     // 20.3 / 21.7 µs, event-timed single launches (to_gray's 1080p launch reads 7 µs that way).
     /*harris=*/FilterPath::kTiled,
-    // rows per warp, 16384² (µs): 3×3: 4 → 195, 6 → 196, 8 → 202, 16 → 216; 5×5: 6 → 222,
-    // 8 → 224, 12 → 233, 32 → 251; 7×7: 8 → 261, 12 → 251, 16 → 258; 9×9: 12 → 320, 16 → 320.
-    /*fast_rows=*/{6, 8, 12, 16},
+    // rows per warp with the row ring (decision 045), H100, 16384², gaussian / box (µs): 3×3:
+    // 6 → 191.7-192.1 / 191.8-192.2, 8 → 191.6-193.2 / 191.9-194.8, 12 → 201; 5×5: 8 → 194.2-194.7
+    // / 210.2-216.0, 12 → 195.4-196.1 / 202.8-203.8, 16 → 203.4-203.8 / 205.9; 7×7: 12 → 209.9-
+    // 210.4 / 260.7-261.9, 16 → 206.0-206.5 / 255.9-257.1, 32 → 220.2-220.4 / 248.6-250.3; 9×9
+    // (gaussian): 12 → 267-270, 16 → 265-268, 32 → 257-259. H200 (gaussian 5×5): 8 → 169, 15 → 160.
+    /*fast_rows=*/{6, 12, 16, 16},
     /*fast_rows_min=*/4,
     /*fast_warps_per_sm=*/24,  // the resident warps at 6 blocks of 4 warps (80 registers, 5×5)
                                // H200, the 1080p chain as a graph: 1 → 30.0 µs, 2 → 29.8

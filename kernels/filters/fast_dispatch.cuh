@@ -130,7 +130,7 @@ cudaError_t launch_fast_separable(const Src& src, const int* kx, const int* ky, 
     a.grid.early = ctx.early_trigger;
     const int r = ksize / 2;
     std::size_t smem = separable_smem_bytes(r, r);
-    if constexpr (std::is_same_v<Src, GlobalSrc>) {
+    if constexpr (kFastUsesRing<Src, Epi>) {
       smem = std::max<std::size_t>(smem, (kFastThreads / 32) * kFastRingWarpBytes);
     }
     return with_radius(r, [&](auto rc) {

@@ -178,6 +178,20 @@ __device__ __forceinline__ std::uint32_t column_pair(const std::uint32_t (&e)[N]
   return __byte_perm(e[NP + lo], e[NP + lo + 1], 0x5432);
 }
 
+// Vertical taps the same from both ends (gaussian, box): the pass adds each pair of rows first
+// (packed bytes: ≤ 510 a lane) and multiplies once, R + 1 IMAD a word instead of 2R + 1.
+template <class Epi>
+inline constexpr bool kSymmetricY =
+    std::is_same_v<Epi, GaussQ16Epilogue> || std::is_same_v<Epi, BoxEpilogue>;
+
+// Global sources of these epilogues take their rows through AsyncRows; the others (sobel's S16
+// out) through LoadedRows: sobel 3×3 dx with the ring took 306.5-307.9 against 292.9-293.0 µs
+// (H100, 16384², 2026-11-28, docs/decisions/045-gaussian-rows-in-flight.md).
+template <class Epi>
+inline constexpr bool kFastRingRows = kSymmetricY<Epi>;
+template <class Src, class Epi>
+inline constexpr bool kFastUsesRing = std::is_same_v<Src, GlobalSrc>&& kFastRingRows<Epi>;
+
 // The input rows of a strip, one 16-byte chunk a lane and row, taken in order (take(n), n = 0, 1,
 // ...; rows yin + n, n < n_in). Two ways to have them in flight:
 //   LoadedRows: the source's own loads, the next row in a register while this one is used
@@ -270,12 +284,6 @@ struct AsyncRows {
     return v;
   }
 };
-
-// Vertical taps the same from both ends (gaussian, box): the pass adds each pair of rows first
-// (packed bytes: ≤ 510 a lane) and multiplies once, R + 1 IMAD a word instead of 2R + 1.
-template <class Epi>
-inline constexpr bool kSymmetricY =
-    std::is_same_v<Epi, GaussQ16Epilogue> || std::is_same_v<Epi, BoxEpilogue>;
 
 // Output rows [ys, ye) of the lane's 16 columns from x, stored where out_px is 16 (kPartial: the
 // first out_px columns where it is 1..15, Epi::store_part), not where it is 0. The row loop is
@@ -378,7 +386,7 @@ __global__ void __launch_bounds__(kFastThreads, fast_min_blocks<R>())
     const int x = X0 - 16 + 16 * lane;
     const int out_px = lane >= 1 && lane <= 30 ? 16 : 0;
     const int yin = blk.ys - R, n_in = blk.ye - blk.ys + 2 * R;
-    if constexpr (std::is_same_v<Src, GlobalSrc>) {
+    if constexpr (kFastUsesRing<Src, Epi>) {
       const std::uint32_t ring = static_cast<std::uint32_t>(
           __cvta_generic_to_shared(smem + (threadIdx.x >> 5) * kFastRingWarpBytes + 16 * lane));
       AsyncRows<kFastAhead> rows(src, x, yin, n_in, ring);
