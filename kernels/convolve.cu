@@ -210,15 +210,12 @@ cudaError_t launch_convolve(const ConvolveParams& p, const FilterSource& src, co
       const dim3 grid(dev::div_up(width, kConvTileW), dev::div_up(y1 - y0, kConvTileH));
       return dev::launch_convolve_tile(p.cols, s, a, grid, smem, stream);
     }
-    // Strips at 16 + 512·w while they fit (X0 + 528 ≤ width); the rest of the row either goes to
-    // the right edge tile (≤ 64 columns) or gets one more strip moved left onto a 16-byte
-    // boundary, which leaves 16..31 columns for the tile.
-    sa.warps_fast = (width - (dev::kConvWarpOut + 32)) / dev::kConvWarpOut + 1;
-    sa.x0_last = 16 + (sa.warps_fast - 1) * dev::kConvWarpOut;
-    if (width - (sa.x0_last + dev::kConvWarpOut) > kConvTileW) {
-      sa.x0_last = ((width - dev::kConvWarpOut - 16) / 16) * 16;
-      ++sa.warps_fast;
-    }
+    // Strips of 512 outputs reading 528 columns from X0 (launch/strips.h); the right edge tile
+    // takes ≤ 64 columns, or one more strip moved left leaves it 16..31.
+    const dev::StripPlacement sp =
+        dev::place_strips(width, dev::kConvWarpOut, dev::kConvWarpOut + 16, 16, kConvTileW);
+    sa.warps_fast = sp.strips;
+    sa.x0_last = sp.x0_last;
     const int rows = options.rows_per_warp > 0
                          ? options.rows_per_warp
                          : dev::conv_rows_per_warp(y1 - y0, sa.warps_fast, pol);

@@ -113,15 +113,11 @@ cudaError_t launch_fast_separable(const Src& src, const int* kx, const int* ky, 
     return launch_fast_staged(src, a, ksize / 2, y0, y1, epi, ctx, stream,
                               launch_rows(rows_per_warp, pol.staged_rows));
   } else {
-    // Strips at 16 + 480·w while they fit; the rest of the row either goes to the right edge tile
-    // (≤ 64 columns) or gets one more strip moved left onto a 16-byte boundary (x0_last), which
-    // leaves ≤ 31 columns for the tile.
-    a.warps_fast = (width - 512) / kFastWarpOut + 1;
-    a.x0_last = 16 + (a.warps_fast - 1) * kFastWarpOut;
-    if (width - (a.x0_last + kFastWarpOut) > kSepTileW) {
-      a.x0_last = ((width - 496) / 16) * 16;
-      ++a.warps_fast;
-    }
+    // Strips of 480 outputs reading 496 columns from x0 (launch/strips.h); the right edge tile
+    // takes ≤ 64 columns, or one more strip moved left leaves it ≤ 31.
+    const StripPlacement sp = place_strips(width, kFastWarpOut, kFastWarpOut + 16, 16, kSepTileW);
+    a.warps_fast = sp.strips;
+    a.x0_last = sp.x0_last;
     a.grid = StripGrid(y0, y1, static_cast<int>(div_up(a.warps_fast, kFastThreads / 32)),
                        launch_rows(rows_per_warp, fast_rows_per_warp(ksize / 2, width, y1 - y0,
                                                                      device_info().sm_count, pol)),

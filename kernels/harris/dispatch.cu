@@ -50,15 +50,13 @@ cudaError_t launch_fast(const Src& src, const dev::HarrisArgs& a, int rows_per_w
   dev::HarrisFastArgs fa{};
   fa.t = a;
   const int width = a.width;
-  // Strips at 16 + kOut·w while they fit; the rest of the row either goes to the right edge tile
-  // (≤ kHarrisTileW columns from a 16-column boundary) or gets one more strip moved left.
-  fa.warps_fast = (width - 16 - L::kNeed) / L::kOut + 1;
-  fa.x0_last = 16 + (fa.warps_fast - 1) * L::kOut;
-  if (width - ((fa.x0_last + L::kOut) & ~15) > kHarrisTileW) {
-    fa.x0_last = (width - L::kNeed) / L::kAlign * L::kAlign;
-    ++fa.warps_fast;
-  }
-  fa.edge_x0 = (fa.x0_last + L::kOut) & ~15;
+  // Strips of kOut outputs reading kNeed columns from x0 (launch/strips.h); the right edge tile
+  // takes ≤ kHarrisTileW columns from a 16-column boundary, or one more strip moved left.
+  const dev::StripPlacement sp =
+      dev::place_strips(width, L::kOut, L::kNeed, L::kAlign, kHarrisTileW);
+  fa.warps_fast = sp.strips;
+  fa.x0_last = sp.x0_last;
+  fa.edge_x0 = sp.edge_x0;
   fa.grid = dev::StripGrid(a.y0, a.y1,
                            static_cast<int>(dev::div_up(fa.warps_fast, kHarrisFastThreads / 32)),
                            rows_per_warp > 0

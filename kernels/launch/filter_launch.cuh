@@ -16,6 +16,7 @@
 #include "core/image.h"
 #include "kernels/filters/source.cuh"
 #include "kernels/launch/device_info.h"
+#include "kernels/launch/strips.h"
 #include "kernels/texture.h"
 #include "kernels/tuning_filters.h"
 

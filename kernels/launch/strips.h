@@ -1,0 +1,31 @@
+// SPDX-License-Identifier: MIT
+// Where the strip kernels' warps go across a row (host arithmetic, no CUDA): the fast filter
+// kernel (fast_dispatch.cuh), convolve's strip kernel (convolve.cu) and harris' fast kernel
+// (harris/dispatch.cu). Strips start at x0 = 16 + out · w while their columns x0 .. x0 + need − 1
+// lie in the row; the rest of the row goes to the right edge tiles if that leaves at most tile_w
+// columns from the 16-column boundary after the last strip, or else one more strip moved left
+// onto an `align`-byte boundary (the last one that fits), so the edge tiles get fewer columns.
+#pragma once
+
+namespace jetpipe::dev {
+
+struct StripPlacement {
+  int strips = 0;   // warps across a row
+  int x0_last = 0;  // the last strip's first output column
+  int edge_x0 = 0;  // the right edge tiles' first column: after the last strip's outputs, on 16
+};
+
+// width ≥ 16 + need (the launchers take the strips from there on).
+constexpr StripPlacement place_strips(int width, int out, int need, int align, int tile_w) {
+  StripPlacement p;
+  p.strips = (width - 16 - need) / out + 1;
+  p.x0_last = 16 + (p.strips - 1) * out;
+  if (width - ((p.x0_last + out) & ~15) > tile_w) {
+    p.x0_last = (width - need) / align * align;
+    ++p.strips;
+  }
+  p.edge_x0 = (p.x0_last + out) & ~15;
+  return p;
+}
+
+}  // namespace jetpipe::dev

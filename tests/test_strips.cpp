@@ -1,0 +1,106 @@
+// SPDX-License-Identifier: MIT
+// kernels/launch/strips.h: the strip kernels' placement across a row, against the formulas each
+// launcher wrote out before it (fast filter kernel, convolve's strips, harris' 8- and 4-column
+// lanes), for every width the strips take up to 20,000, and the invariants the kernels rely on.
+#include <gtest/gtest.h>
+
+#include "kernels/launch/strips.h"
+#if JETPIPE_HAVE_CUDA
+#include "kernels/tuning_filters.h"
+#endif
+
+namespace jetpipe::dev {
+namespace {
+
+// The edge tiles' widths (kernels/tuning_filters.h, whose constants a CPU build does not declare).
+constexpr int kSepW = 64, kConvW = 64, kHarrisW = 32;
+#if JETPIPE_HAVE_CUDA
+static_assert(kSepW == kSepTileW && kConvW == kConvTileW && kHarrisW == kHarrisTileW);
+#endif
+
+struct Case {
+  const char* name;
+  int out, need, align, tile_w;
+};
+
+// The launchers' own arithmetic before place_strips (fast_dispatch.cuh, convolve.cu at 512
+// outputs, harris/dispatch.cu).
+StripPlacement fast_before(int width) {
+  StripPlacement p;
+  p.strips = (width - 512) / 480 + 1;
+  p.x0_last = 16 + (p.strips - 1) * 480;
+  if (width - (p.x0_last + 480) > kSepW) {
+    p.x0_last = ((width - 496) / 16) * 16;
+    ++p.strips;
+  }
+  p.edge_x0 = p.x0_last + 480;
+  return p;
+}
+StripPlacement convolve_before(int width) {
+  StripPlacement p;
+  p.strips = (width - (512 + 32)) / 512 + 1;
+  p.x0_last = 16 + (p.strips - 1) * 512;
+  if (width - (p.x0_last + 512) > kConvW) {
+    p.x0_last = ((width - 512 - 16) / 16) * 16;
+    ++p.strips;
+  }
+  p.edge_x0 = p.x0_last + 512;
+  return p;
+}
+StripPlacement harris_before(int width, int out, int need, int align) {
+  StripPlacement p;
+  p.strips = (width - 16 - need) / out + 1;
+  p.x0_last = 16 + (p.strips - 1) * out;
+  if (width - ((p.x0_last + out) & ~15) > kHarrisW) {
+    p.x0_last = (width - need) / align * align;
+    ++p.strips;
+  }
+  p.edge_x0 = (p.x0_last + out) & ~15;
+  return p;
+}
+
+TEST(StripPlacement, EqualsEachLaunchersFormula) {
+  for (int width = 16 + 496; width <= 20000; ++width) {
+    const StripPlacement a = place_strips(width, 480, 496, 16, kSepW), b = fast_before(width);
+    ASSERT_EQ(a.strips, b.strips) << "fast, width " << width;
+    ASSERT_EQ(a.x0_last, b.x0_last) << "fast, width " << width;
+    ASSERT_EQ(a.edge_x0, b.edge_x0) << "fast, width " << width;
+  }
+  for (int width = 16 + 528; width <= 20000; ++width) {
+    const StripPlacement a = place_strips(width, 512, 528, 16, kConvW), b = convolve_before(width);
+    ASSERT_EQ(a.strips, b.strips) << "convolve, width " << width;
+    ASSERT_EQ(a.x0_last, b.x0_last) << "convolve, width " << width;
+  }
+  for (const Case& c :
+       {Case{"harris 8", 240, 256, 16, kHarrisW}, Case{"harris 4", 120, 136, 8, kHarrisW}}) {
+    for (int width = 16 + c.need; width <= 20000; ++width) {
+      const StripPlacement a = place_strips(width, c.out, c.need, c.align, c.tile_w),
+                           b = harris_before(width, c.out, c.need, c.align);
+      ASSERT_EQ(a.strips, b.strips) << c.name << ", width " << width;
+      ASSERT_EQ(a.x0_last, b.x0_last) << c.name << ", width " << width;
+      ASSERT_EQ(a.edge_x0, b.edge_x0) << c.name << ", width " << width;
+    }
+  }
+}
+
+// What the kernels assume: every strip's columns inside the row, strips in order and aligned, the
+// last one not left of the one before, and the right edge tiles' columns ≤ the tile width.
+TEST(StripPlacement, StripsInsideTheRowAndEdgeTilesNarrow) {
+  for (const Case& c :
+       {Case{"fast", 480, 496, 16, kSepW}, Case{"convolve", 512, 528, 16, kConvW},
+        Case{"harris 8", 240, 256, 16, kHarrisW}, Case{"harris 4", 120, 136, 8, kHarrisW}}) {
+    for (int width = 16 + c.need; width <= 20000; ++width) {
+      const StripPlacement p = place_strips(width, c.out, c.need, c.align, c.tile_w);
+      ASSERT_GE(p.strips, 1) << c.name << ", width " << width;
+      ASSERT_LE(p.x0_last + c.need, width) << c.name << ", width " << width;
+      ASSERT_EQ(p.x0_last % c.align, 0) << c.name << ", width " << width;
+      const int before = 16 + (p.strips - 2) * c.out;  // the strip left of the last one
+      if (p.strips >= 2) ASSERT_GE(p.x0_last, before) << c.name << ", width " << width;
+      ASSERT_LE(width - p.edge_x0, c.tile_w) << c.name << ", width " << width;
+      ASSERT_EQ(p.edge_x0 % 16, 0) << c.name << ", width " << width;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace jetpipe::dev
