@@ -138,7 +138,7 @@ if [ -n "$ncu_re" ] && [ ${#benches[@]} -gt 0 ]; then
     } | tee -a "$S"
   done
 fi
-step 30 pdl-order.log bash "$root/tools/gpu/pdl-order.sh" "$new/build-ab" || status=1
+step 60 pdl-order.log bash "$root/tools/gpu/pdl-order.sh" "$new/build-ab" || status=1
 tail -1 "$L/pdl-order.log" | tee -a "$S"
 
 # The bench rows, both trees, run by run (the live rows, before each run's closing table).
