@@ -31,8 +31,11 @@ constexpr int kSepTileW = 64, kSepTileH = 16, kSepThreads = 256;
 constexpr int kSepMaxRadius = 32;  // ksize ≤ 65 (shared memory: 30 KB at the largest)
 // Running-sum box kernel (kernels/filters/running_box.cuh, ksize 3..31): a warp owns 32 lanes × 16
 // columns (lanes 0 and 31 only supply halo: radius ≤ 15) and slides down the policy's rows; each
-// lane keeps kRunBoxPrefetch input rows in flight and ksize 16-byte ring slots in shared memory.
-constexpr int kRunBoxThreads = 128, kRunBoxPrefetch = 4;
+// lane's rows come through a ring of ksize + kRunBoxAhead 16-byte slots in shared memory (cp.async,
+// kRunBoxAhead rows in flight), at most kRunBoxMaxSlots (72 KB a block: 3 blocks an SM at 31 × 31,
+// which keeps 5 rows in flight); lanes at the image's edges or over unaligned views load through
+// the source kRunBoxEdgeAhead rows ahead in registers. Not swept yet (decision 046).
+constexpr int kRunBoxThreads = 128, kRunBoxAhead = 8, kRunBoxMaxSlots = 36, kRunBoxEdgeAhead = 4;
 constexpr int kRunBoxWarpOut = 480;
 constexpr int kRunBoxMaxRadius = 15;
 // convolve tile engine (kernel shapes and views the strip kernel does not take, its edge columns):

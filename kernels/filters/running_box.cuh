@@ -2,15 +2,22 @@
 // The box filter by running sums (ksize 3 .. 2·kRunBoxMaxRadius + 1): the cost of a pixel does not
 // grow with ksize. A warp owns a column strip of 32 lanes × 16 columns (lanes 0 and 31 only supply
 // the halo, so R ≤ 16 − 1 fits) and slides down rows_per_warp output rows:
-//   - vertical: each lane keeps the sums of its 16 columns over the last ksize input rows as eight
-//     words of two 16-bit halves (≤ 31 · 255 < 2^16); a new row is added and the row leaving the
-//     window, kept in a per-lane ring of ksize 16-byte slots in shared memory, subtracted;
-//   - horizontal: the lane takes its neighbours' column sums by shuffles (R columns each side) and
-//     slides a window of 2R + 1 along its 16 columns (two operations an output);
-//   - the exact integer sum goes through BoxEpilogue (round(sum / area) by a multiply-high, exact
-//     for ksize ≤ 31, or the saturated sum), as the fast kernel's.
+//   - rows in flight: each lane's input chunks come through a ring of run_box_slots(R) = ksize + A
+//     16-byte slots in shared memory, cp.async'd A rows ahead of use; the slot a row leaves the
+//     window from is the one the row A ahead goes into, so one ring is both the loads in flight and
+//     the rows to subtract (lanes whose chunk is not 16 aligned bytes inside the image, or views
+//     that are not 16-byte aligned, load through the source with its border, kRunBoxEdgeAhead rows
+//     ahead in registers, and store into the same ring);
+//   - vertical: each lane keeps its 16 column sums over the last ksize rows as eight words of two
+//     16-bit halves (≤ 31 · 255 < 2^16): + the new row − the leaving one, one IADD3 a word;
+//   - horizontal: the neighbours' words by shuffles; q(x) = m · (window sum) + bias by dp2a on the
+//     packed halves: the first output from packed sums of whole words (≤ 8 words a group: halves
+//     ≤ 8 · 7905 < 2^16), then one PRMT (the entering and the leaving column in one word) and one
+//     dp2a (bytes m, −m) an output, whatever ksize;
+//   - normalize: q = 2s + area and out = __umulhi(q, magic), BoxEpilogue's rounded mean (exact for
+//     ksize ≤ 31); else q = s and out = min(s, 255).
 // The source reads the input and its border (kernels/filters/source.cuh): results equal box_ref.
-//   running_box_kernel<R, Src><<<run_box_blocks(a), kRunBoxThreads, run_box_smem_bytes(R)>>>(...)
+//   running_box_kernel<R><<<run_box_blocks(a), kRunBoxThreads, run_box_smem_bytes(R)>>>(...)
 #pragma once
 
 #include <cstddef>
@@ -35,26 +42,244 @@ struct RunBoxArgs {
   bool early;         // trigger the dependents at the start (LaunchContext)
 };
 
+// Ring slots a lane: ksize rows in the window and the rows in flight (kRunBoxAhead, fewer where
+// kRunBoxMaxSlots would be passed: 31 × 31 keeps 5).
+constexpr int run_box_slots(int radius) {
+  const int k = 2 * radius + 1;
+  return k + kRunBoxAhead <= kRunBoxMaxSlots ? k + kRunBoxAhead : kRunBoxMaxSlots;
+}
+static_assert(kRunBoxMaxSlots - (2 * kRunBoxMaxRadius + 1) >= 2, "two rows in flight at least");
+
 inline std::size_t run_box_smem_bytes(int radius) {
-  return static_cast<std::size_t>(kRunBoxThreads) * (2 * radius + 1) * 16;
+  return static_cast<std::size_t>(kRunBoxThreads) * run_box_slots(radius) * 16;
 }
 
-// Half h (0: low) of word w of the column sums `cs`, for column c of the extended row (−R ≤ c <
-// 16 + R): c < 0 from the left neighbour's words `lw`, c ≥ 16 from the right one's `rw`.
+// cp.async and shared-memory helpers of the ring (the same as the gauss branch's fast kernel
+// helpers, cp_async16 & co. in fast_kernel.cuh there; one copy of both belongs in kernels/block/
+// once both are on main).
+__device__ __forceinline__ void run_box_cp_async16(std::uint32_t smem, const void* g) {
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(smem), "l"(g) : "memory");
+}
+__device__ __forceinline__ void run_box_commit() {
+  asm volatile("cp.async.commit_group;" ::: "memory");
+}
+template <int N>
+__device__ __forceinline__ void run_box_wait() {
+  asm volatile("cp.async.wait_group %0;" ::"n"(N) : "memory");
+}
+__device__ __forceinline__ uint4 run_box_lds(std::uint32_t a) {
+  uint4 v;
+  asm volatile("ld.shared.v4.u32 {%0, %1, %2, %3}, [%4];"
+               : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+               : "r"(a)
+               : "memory");
+  return v;
+}
+__device__ __forceinline__ void run_box_sts(std::uint32_t a, const uint4& v) {
+  asm volatile("st.shared.v4.u32 [%0], {%1, %2, %3, %4};" ::"r"(a), "r"(v.x), "r"(v.y), "r"(v.z),
+               "r"(v.w)
+               : "memory");
+}
+
+// Word w (0..23) of the extended row: the left neighbour's eight words, the lane's, the right's.
+template <int W>
+__device__ __forceinline__ std::uint32_t run_box_word(const std::uint32_t (&lw)[8],
+                                                      const std::uint32_t (&cs)[8],
+                                                      const std::uint32_t (&rw)[8]) {
+  static_assert(W >= 0 && W < 24, "three lanes' words");
+  if constexpr (W < 8) {
+    return lw[W];
+  } else if constexpr (W < 16) {
+    return cs[W - 8];
+  } else {
+    return rw[W - 16];
+  }
+}
+
+// The 16 window values q(j) = bias + m · Σ col[j − R .. j + R] of the lane's columns (col[c] half
+// c & 1 of word (c + 16) / 2 of the extended row). sel_mm / sel_0m / sel_m0: dp2a bytes (m, m),
+// (0, m), (m, 0); sel_pm: (m, −m).
 template <int R>
-__device__ __forceinline__ std::uint32_t run_box_col(const std::uint32_t (&lw)[8],
-                                                     const std::uint32_t (&cs)[8],
-                                                     const std::uint32_t (&rw)[8], int c) {
-  const std::uint32_t w = c < 0 ? lw[(c + 16) >> 1] : c < 16 ? cs[c >> 1] : rw[(c - 16) >> 1];
-  return ((c + 16) & 1) ? (w >> 16) : (w & 0xffffu);
+__device__ __forceinline__ void run_box_windows(const std::uint32_t (&lw)[8],
+                                                const std::uint32_t (&cs)[8],
+                                                const std::uint32_t (&rw)[8], std::uint32_t bias,
+                                                std::uint32_t sel_mm, std::uint32_t sel_0m,
+                                                std::uint32_t sel_m0, std::uint32_t sel_pm,
+                                                std::uint32_t (&q)[16]) {
+  std::uint32_t e[24];
+#pragma unroll
+  for (int w = 0; w < 8; ++w) {
+    e[w] = lw[w];
+    e[8 + w] = cs[w];
+    e[16 + w] = rw[w];
+  }
+  // q(0): the partial words at both ends, then the whole words between in packed groups of ≤ 8.
+  constexpr int w_lo = (16 - R) >> 1, w_hi = (16 + R) >> 1;
+  constexpr bool lo_half = ((16 - R) & 1) != 0;  // column −R is the high half of word w_lo
+  constexpr bool hi_half = ((16 + R) & 1) == 0;  // column R is the low half of word w_hi
+  constexpr int wf = lo_half ? w_lo + 1 : w_lo, wl = hi_half ? w_hi - 1 : w_hi;
+  std::uint32_t acc = bias;
+  if (lo_half) acc = dp2a_lo<false>(e[w_lo], sel_0m, acc);
+  if (hi_half) acc = dp2a_lo<false>(e[w_hi], sel_m0, acc);
+#pragma unroll
+  for (int g = wf; g <= wl; g += 8) {
+    std::uint32_t s = 0;
+#pragma unroll
+    for (int w = g; w <= wl && w < g + 8; ++w) s += e[w];
+    acc = dp2a_lo<false>(s, sel_mm, acc);
+  }
+  q[0] = acc;
+  // q(j) = q(j − 1) + m · col[j + R] − m · col[j − R − 1].
+#pragma unroll
+  for (int j = 1; j < 16; ++j) {
+    const int ca = j + R + 16, cb = j - R - 1 + 16;  // as columns of the extended row, ≥ 0
+    const int ha = 2 * (ca & 1), hb = 4 + 2 * (cb & 1);
+    const std::uint32_t p =
+        __byte_perm(e[ca >> 1], e[cb >> 1], ha | (ha + 1) << 4 | hb << 8 | (hb + 1) << 12);
+    acc = dp2a_lo<true>(p, sel_pm, acc);
+    q[j] = acc;
+  }
+}
+
+// Blocks an SM for the register bound: what the ring's shared memory allows (228 KB an SM, 1 KB of
+// it a block), at most 3 (168 registers: at 4, the edge strips' loads spilled 4 bytes, R ≤ 9).
+template <int R>
+constexpr int run_box_min_blocks() {
+  const int b = (228 * 1024) / (kRunBoxThreads * run_box_slots(R) * 16 + 1024);
+  return b < 1 ? 1 : b > 3 ? 3 : b;
+}
+
+// One lane's strip of a warp: input rows yin .. yin + total − 1 of columns x .. x + 15 through the
+// ring (`ring`: this lane's slot 0, shared address), output rows from `row` on. kAsync: every
+// lane of the warp is direct (cp.async) or not needed (zeros); else every lane loads through the
+// source (its border, unaligned views), kRunBoxEdgeAhead rows ahead in registers, and stores into
+// the ring: the image's first and last column strips, unaligned views.
+template <int R, bool kAsync, class Src>
+__device__ __forceinline__ void run_box_strip(const Src& src, const RunBoxArgs& a,
+                                              const BoxEpilogue& epi, int x, int yin, int total,
+                                              bool direct, bool need, bool out_lane,
+                                              std::uint32_t ring, std::uint8_t* row) {
+  constexpr int K = 2 * R + 1;
+  constexpr int N = run_box_slots(R);
+  constexpr int A = N - K;  // rows in flight
+  constexpr int D = kAsync ? 1 : kRunBoxEdgeAhead;
+  constexpr std::uint32_t S = kRunBoxThreads * 16;  // bytes from one slot to the next
+  const uint4 zero = make_uint4(0, 0, 0, 0);
+
+  // The rows before the first leave zero slots behind: slots A .. N − 1 are the leaving rows of
+  // steps 0 .. K − 1, and get their own rows after that.
+#pragma unroll 1
+  for (int s = A; s < N; ++s) run_box_sts(ring + s * S, zero);
+
+  const auto fetch = [&](int n) {  // through the source, with its border
+    return need && n < total ? src.template chunk<true, true>(src.row(yin + n), x) : zero;
+  };
+  uint4 pend[D];  // !kAsync: rows n .. n + D − 1 when row n is issued
+  // kAsync: the byte offset of row yin + n's chunk (rows are issued in order, n = 0, 1, ...).
+  long long off = static_cast<long long>(yin) * static_cast<long long>(src.pitch) + x;
+  const auto issue = [&](int n, std::uint32_t slot) {
+    if constexpr (kAsync) {
+      if (n < total) {
+        const int y = yin + n;
+        if (!direct) {
+          run_box_sts(slot, zero);
+        } else if (static_cast<unsigned>(y) < static_cast<unsigned>(src.height)) {
+          run_box_cp_async16(slot, src.data + off);
+        } else if (const std::uint8_t* r = src.row(y)) {  // a border row: remapped
+          run_box_cp_async16(slot, r + x);
+        } else {
+          run_box_sts(slot, splat16(src.fill4));
+        }
+      }
+      off += static_cast<long long>(src.pitch);
+    } else {
+      run_box_sts(slot, pend[0]);
+#pragma unroll
+      for (int k = 0; k + 1 < D; ++k) pend[k] = pend[k + 1];
+      pend[D - 1] = fetch(n + D);
+    }
+    run_box_commit();  // one group a row, empty past the last: wait_group counts rows
+  };
+  if constexpr (!kAsync) {
+#pragma unroll
+    for (int k = 0; k < D; ++k) pend[k] = fetch(k);
+  }
+#pragma unroll
+  for (int n = 0; n < A; ++n) issue(n, ring + n * S);
+
+  std::uint32_t sel_mm, sel_0m, sel_m0, sel_pm, bias;
+  if (epi.normalize) {  // q = 2s + area
+    sel_mm = 0x0202u, sel_0m = 0x0200u, sel_m0 = 0x0002u, sel_pm = 0xfe02u, bias = epi.area;
+  } else {  // q = s
+    sel_mm = 0x0101u, sel_0m = 0x0100u, sel_m0 = 0x0001u, sel_pm = 0xff01u, bias = 0;
+  }
+  std::uint32_t cs[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+  std::uint32_t cur = ring, leave = ring + A * S;  // the slots of rows t and t − K (t + A)
+  const std::uint32_t ring_end = ring + N * S;
+
+#pragma unroll 1
+  for (int t = 0; t < total; ++t) {
+    run_box_wait<A - 1>();  // row t has landed: at most A − 1 newer rows pending
+    const uint4 v = run_box_lds(cur);
+    const uint4 o = run_box_lds(leave);
+    issue(t + A, leave);  // row t + A into the leaving row's slot
+    {
+      std::uint32_t ev[8], ov[8];
+      unpack_pairs(v, ev);
+      unpack_pairs(o, ov);
+#pragma unroll
+      for (int i = 0; i < 8; ++i) cs[i] = cs[i] + ev[i] - ov[i];  // each half stays in [0, 2^16)
+    }
+    cur += S;
+    leave += S;
+    if (cur == ring_end) cur = ring;
+    if (leave == ring_end) leave = ring;
+    if (t < 2 * R) continue;
+
+    // Output row ys + t − 2R.
+    std::uint32_t lw[8], rw[8];
+#pragma unroll
+    for (int i = 0; i < 8; ++i) {
+      lw[i] = 0;
+      rw[i] = 0;
+    }
+#pragma unroll
+    for (int i = (16 - R) / 2; i < 8; ++i) lw[i] = __shfl_up_sync(0xffffffffu, cs[i], 1);
+#pragma unroll
+    for (int i = 0; i <= (R - 1) / 2; ++i) rw[i] = __shfl_down_sync(0xffffffffu, cs[i], 1);
+    if (out_lane) {
+      std::uint32_t q[16];
+      run_box_windows<R>(lw, cs, rw, bias, sel_mm, sel_0m, sel_m0, sel_pm, q);
+      if (epi.normalize) {
+#pragma unroll
+        for (int j = 0; j < 16; ++j) q[j] = __umulhi(q[j], epi.magic);
+      } else {
+#pragma unroll
+        for (int j = 0; j < 16; ++j) q[j] = min(q[j], 255u);
+      }
+      if (a.vec_out && x + 16 <= a.width) {
+        std::uint32_t w[4];
+#pragma unroll
+        for (int k = 0; k < 4; ++k) {
+          w[k] = pack4(q[4 * k], q[4 * k + 1], q[4 * k + 2], q[4 * k + 3]);
+        }
+        *reinterpret_cast<uint4*>(row + x) = make_uint4(w[0], w[1], w[2], w[3]);
+      } else {
+#pragma unroll
+        for (int j = 0; j < 16; ++j) {
+          if (x + j < a.width) row[x + j] = static_cast<std::uint8_t>(q[j]);
+        }
+      }
+    }
+    row += a.dst_pitch;
+  }
 }
 
 template <int R, class Src>
-__global__ void __launch_bounds__(kRunBoxThreads)
+__global__ void __launch_bounds__(kRunBoxThreads, run_box_min_blocks<R>())
     running_box_kernel(const Src src, const RunBoxArgs a, const BoxEpilogue epi) {
   static_assert(R >= 1 && R <= kRunBoxMaxRadius, "R columns of a neighbour lane");
-  constexpr int K = 2 * R + 1;
-  constexpr int D = kRunBoxPrefetch;
+  static_assert(std::is_same_v<Src, GlobalSrc>, "cp.async reads global memory");
   extern __shared__ uint4 run_box_ring[];
   if (a.early) pdl_trigger();
   pdl_wait();  // the kernel before it has finished (launch_pdl)
@@ -66,79 +291,23 @@ __global__ void __launch_bounds__(kRunBoxThreads)
   const int ys = a.y0 + band * a.rows_per_warp;
   if (ys >= a.y1) return;  // warp-uniform: the grid's last block may hold idle warps
   const int ye = min(ys + a.rows_per_warp, a.y1);
-  const int x = seg * kRunBoxWarpOut - 16 + 16 * lane;         // this lane's 16 columns
-  const int total = ye - ys + 2 * R;                           // input rows the warp reads
-  uint4* ring = run_box_ring + static_cast<int>(threadIdx.x);  // slot s: ring[s · kRunBoxThreads]
+  const int x = seg * kRunBoxWarpOut - 16 + 16 * lane;  // this lane's 16 columns
+  const int yin = ys - R;
+  const int total = ye - ys + 2 * R;  // input rows the warp reads
   const bool out_lane = lane >= 1 && lane <= 30 && x < a.width;
-
-  const auto load = [&](int t) { return src.template chunk<true>(src.row(ys - R + t), x); };
-  uint4 buf[D];
-#pragma unroll
-  for (int k = 0; k < D; ++k) {
-    if (k < total) buf[k] = load(k);
+  // direct: 16 aligned bytes inside the image's columns (cp.async); need: some column within R of
+  // an output column (the others hold zeros and load nothing).
+  const bool direct = src.vec && x >= 0 && x + 16 <= src.width;
+  const bool need = x < src.width + R;
+  const std::uint32_t ring =
+      static_cast<std::uint32_t>(__cvta_generic_to_shared(run_box_ring + threadIdx.x));
+  std::uint8_t* row = a.dst + static_cast<std::size_t>(ys) * a.dst_pitch;
+  if (__all_sync(0xffffffffu, direct || !need)) {
+    run_box_strip<R, true>(src, a, epi, x, yin, total, direct, need, out_lane, ring, row);
+  } else {
+    run_box_strip<R, false>(src, a, epi, x, yin, total, direct, need, out_lane, ring, row);
   }
-  std::uint32_t cs[8] = {0, 0, 0, 0, 0, 0, 0, 0};
-  int slot = 0;
-
-  // One copy of the loop body (the loads' edge paths and the window code): the rows in flight
-  // shift down the buffer instead of the loop unrolling D times (unrolled, the texture source's
-  // kernels spilled).
-#pragma unroll 1
-  for (int t = 0; t < total; ++t) {
-    const uint4 v = buf[0];
-#pragma unroll
-    for (int k = 0; k + 1 < D; ++k) buf[k] = buf[k + 1];
-    if (t + D < total) buf[D - 1] = load(t + D);
-    {
-      std::uint32_t e[8];
-      unpack_pairs(v, e);
-      if (t >= K) {  // the row leaving the window (warp-uniform)
-        std::uint32_t o[8];
-        unpack_pairs(ring[slot * kRunBoxThreads], o);
-#pragma unroll
-        for (int i = 0; i < 8; ++i) cs[i] = cs[i] + e[i] - o[i];  // each half stays ≥ 0
-      } else {
-#pragma unroll
-        for (int i = 0; i < 8; ++i) cs[i] += e[i];
-      }
-      ring[slot * kRunBoxThreads] = v;
-      slot = slot + 1 == K ? 0 : slot + 1;
-      if (t < 2 * R) continue;
-
-      // Output row ys + t − 2R: the window sums along the row.
-      std::uint32_t lw[8], rw[8];
-#pragma unroll
-      for (int i = 0; i < 8; ++i) {
-        lw[i] = 0;
-        rw[i] = 0;
-      }
-#pragma unroll
-      for (int i = (16 - R) / 2; i < 8; ++i) lw[i] = __shfl_up_sync(0xffffffffu, cs[i], 1);
-#pragma unroll
-      for (int i = 0; i <= (R - 1) / 2; ++i) rw[i] = __shfl_down_sync(0xffffffffu, cs[i], 1);
-      if (out_lane) {
-        std::uint32_t acc = 0;
-#pragma unroll
-        for (int c = -R; c <= R; ++c) acc += run_box_col<R>(lw, cs, rw, c);
-        std::uint32_t sums[16];
-        sums[0] = acc;
-#pragma unroll
-        for (int j = 1; j < 16; ++j) {
-          acc += run_box_col<R>(lw, cs, rw, j + R) - run_box_col<R>(lw, cs, rw, j - R - 1);
-          sums[j] = acc;
-        }
-        std::uint8_t* row = a.dst + static_cast<std::size_t>(ys + t - 2 * R) * a.dst_pitch;
-        if (a.vec_out && x + 16 <= a.width) {
-          epi.store16(row, x, sums);
-        } else {
-#pragma unroll
-          for (int j = 0; j < 16; ++j) {
-            if (x + j < a.width) epi.store1(row, x + j, static_cast<int>(sums[j]));
-          }
-        }
-      }
-    }
-  }
+  run_box_wait<0>();  // no cp.async left writing into the ring of the next block
 }
 
 // Calls f(std::integral_constant<int, R>) for 1 ≤ R ≤ kRunBoxMaxRadius.
