@@ -671,8 +671,9 @@ INSTANTIATE_TEST_SUITE_P(Sizes, GpuBox, ::testing::ValuesIn(make_cases(std::size
 
 // Every odd ksize 1..33 (the running-sum kernel takes 3..31, the separable engine 33) through both
 // engines (running sums, the sliding windows), mean and sum, every border, on widths around a
-// warp's 480 columns and heights down to 1 (the border rows far out); the running kernel also at 1
-// and 3 rows a warp (bands of several warps, a ksize taller than a band).
+// warp's 480 columns and heights down to 1 (the border rows far out); the running kernel also at 1,
+// 3 and 37 rows a warp (bands of several warps, a ksize taller than a band, its ring of rows
+// wrapping several times in a band of 130 rows).
 class GpuBoxKsize : public ::testing::TestWithParam<int> {};
 TEST_P(GpuBoxKsize, EveryEngineMatchesTwin) {
   JP_REQUIRE_GPU();
@@ -683,13 +684,14 @@ TEST_P(GpuBoxKsize, EveryEngineMatchesTwin) {
     BoxEngine engine;
     int rows;
   };
-  for (const Size2& sz :
-       {Size2{1, 1}, Size2{37, 5}, Size2{5, 41}, Size2{497, 23}, Size2{1003, 70}}) {
+  for (const Size2& sz : {Size2{1, 1}, Size2{37, 5}, Size2{5, 41}, Size2{497, 23}, Size2{1003, 70},
+                          Size2{977, 130}}) {
     const HostImage src = random_image(sz.w, sz.h, PixelFormat::kGray8, rng);
     for (int bi = 0; bi < kBorderCount; ++bi) {
       for (bool normalize : {true, false}) {
-        for (const Run& run : {Run{BoxEngine::kRunning, 0}, Run{BoxEngine::kRunning, 1},
-                               Run{BoxEngine::kRunning, 3}, Run{BoxEngine::kWindow, 0}}) {
+        for (const Run& run :
+             {Run{BoxEngine::kRunning, 0}, Run{BoxEngine::kRunning, 1}, Run{BoxEngine::kRunning, 3},
+              Run{BoxEngine::kRunning, 37}, Run{BoxEngine::kWindow, 0}}) {
           BoxParams p;
           p.ksize = ksize;
           p.normalize = normalize;
