@@ -244,19 +244,26 @@ void bench_size(Bench& b, const Size& s) {
   if (b.wants("box")) {
     // Every odd ksize 3..31 through the policy's engine (jetpipe-tiled; -tex: the texture path),
     // and through each engine by name: running sums (-running) and the sliding windows (-window:
-    // the fast kernel up to 9, the separable engine above), docs/decisions/039-box-running-sums.md.
+    // the fast kernel up to 9, the separable engine above), docs/decisions/039-box-running-sums.md;
+    // the running kernel's rows a warp swept at 9, 15 and 31 (" rN").
     struct B {
       int ksize;
       FilterPath path;
       BoxEngine engine;
       const char* impl;
+      int rows;  // the running kernel's rows a warp; 0: the policy's
     };
     std::vector<B> cases;
     for (int k = 3; k <= 31; k += 2) {
-      cases.push_back({k, FilterPath::kTiled, BoxEngine::kAuto, "jetpipe-tiled"});
-      if (k == 5) cases.push_back({k, FilterPath::kTexture, BoxEngine::kAuto, "jetpipe-tex"});
-      cases.push_back({k, FilterPath::kTiled, BoxEngine::kRunning, "jetpipe-running"});
-      cases.push_back({k, FilterPath::kTiled, BoxEngine::kWindow, "jetpipe-window"});
+      cases.push_back({k, FilterPath::kTiled, BoxEngine::kAuto, "jetpipe-tiled", 0});
+      if (k == 5) cases.push_back({k, FilterPath::kTexture, BoxEngine::kAuto, "jetpipe-tex", 0});
+      cases.push_back({k, FilterPath::kTiled, BoxEngine::kRunning, "jetpipe-running", 0});
+      cases.push_back({k, FilterPath::kTiled, BoxEngine::kWindow, "jetpipe-window", 0});
+      if (k == 9 || k == 15 || k == 31) {
+        for (int r : {64, 96, 192, 256}) {
+          cases.push_back({k, FilterPath::kTiled, BoxEngine::kRunning, "jetpipe-running", r});
+        }
+      }
     }
     for (const B& c : cases) {
       BoxParams p;
@@ -264,6 +271,7 @@ void bench_size(Bench& b, const Size& s) {
       p.border = replicate;
       FilterLaunchOptions o;
       o.box_engine = c.engine;
+      o.rows_per_warp = c.rows;
       const double us = b.time_us([&](int rep) {
         const int i = rep % n;
         JP_CUDA(launch_box(p, FilterSource(in[i].view(), tex_replicate[i]), out8.view(), 0, h,
@@ -277,7 +285,9 @@ void bench_size(Bench& b, const Size& s) {
             box_ref(p, a, d, y0, y1);
           });
       const std::string k = std::to_string(c.ksize);
-      b.add({"box" + k + "x" + k + "/replicate", c.impl, s.name(), "uniform", us, 2 * px, note});
+      const std::string r = c.rows > 0 ? " r" + std::to_string(c.rows) : "";
+      b.add(
+          {"box" + k + "x" + k + r + "/replicate", c.impl, s.name(), "uniform", us, 2 * px, note});
     }
 #if JETPIPE_HAVE_NPP
     {
