@@ -54,19 +54,8 @@ inline std::size_t run_box_smem_bytes(int radius) {
   return static_cast<std::size_t>(kRunBoxThreads) * run_box_slots(radius) * 16;
 }
 
-// cp.async and shared-memory helpers of the ring (the same as the gauss branch's fast kernel
-// helpers, cp_async16 & co. in fast_kernel.cuh there; one copy of both belongs in kernels/block/
-// once both are on main).
-__device__ __forceinline__ void run_box_cp_async16(std::uint32_t smem, const void* g) {
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(smem), "l"(g) : "memory");
-}
-__device__ __forceinline__ void run_box_commit() {
-  asm volatile("cp.async.commit_group;" ::: "memory");
-}
-template <int N>
-__device__ __forceinline__ void run_box_wait() {
-  asm volatile("cp.async.wait_group %0;" ::"n"(N) : "memory");
-}
+// The ring's shared-memory accesses (its cp.async: cp_async16 & co., fast_kernel.cuh), in asm so
+// that the compiler keeps them in order with the cp.async writes it does not see.
 __device__ __forceinline__ uint4 run_box_lds(std::uint32_t a) {
   uint4 v;
   asm volatile("ld.shared.v4.u32 {%0, %1, %2, %3}, [%4];"
@@ -184,9 +173,9 @@ __device__ __forceinline__ void run_box_strip(const Src& src, const RunBoxArgs& 
         if (!direct) {
           run_box_sts(slot, zero);
         } else if (static_cast<unsigned>(y) < static_cast<unsigned>(src.height)) {
-          run_box_cp_async16(slot, src.data + off);
+          cp_async16(slot, src.data + off);
         } else if (const std::uint8_t* r = src.row(y)) {  // a border row: remapped
-          run_box_cp_async16(slot, r + x);
+          cp_async16(slot, r + x);
         } else {
           run_box_sts(slot, splat16(src.fill4));
         }
@@ -198,7 +187,7 @@ __device__ __forceinline__ void run_box_strip(const Src& src, const RunBoxArgs& 
       for (int k = 0; k + 1 < D; ++k) pend[k] = pend[k + 1];
       pend[D - 1] = fetch(n + D);
     }
-    run_box_commit();  // one group a row, empty past the last: wait_group counts rows
+    cp_async_commit();  // one group a row, empty past the last: wait_group counts rows
   };
   if constexpr (!kAsync) {
 #pragma unroll
@@ -219,7 +208,7 @@ __device__ __forceinline__ void run_box_strip(const Src& src, const RunBoxArgs& 
 
 #pragma unroll 1
   for (int t = 0; t < total; ++t) {
-    run_box_wait<A - 1>();  // row t has landed: at most A − 1 newer rows pending
+    cp_async_wait<A - 1>();  // row t has landed: at most A − 1 newer rows pending
     const uint4 v = run_box_lds(cur);
     const uint4 o = run_box_lds(leave);
     issue(t + A, leave);  // row t + A into the leaving row's slot
@@ -307,7 +296,7 @@ __global__ void __launch_bounds__(kRunBoxThreads, run_box_min_blocks<R>())
   } else {
     run_box_strip<R, false>(src, a, epi, x, yin, total, direct, need, out_lane, ring, row);
   }
-  run_box_wait<0>();  // no cp.async left writing into the ring of the next block
+  cp_async_wait<0>();  // no cp.async left writing into the ring of the next block
 }
 
 // Calls f(std::integral_constant<int, R>) for 1 ≤ R ≤ kRunBoxMaxRadius.
