@@ -34,7 +34,8 @@ constexpr int kSepMaxRadius = 32;  // ksize ≤ 65 (shared memory: 30 KB at the 
 // lane's rows come through a ring of ksize + kRunBoxAhead 16-byte slots in shared memory (cp.async,
 // kRunBoxAhead rows in flight), at most kRunBoxMaxSlots (72 KB a block: 3 blocks an SM at 31 × 31,
 // which keeps 5 rows in flight); lanes at the image's edges or over unaligned views load through
-// the source kRunBoxEdgeAhead rows ahead in registers. Not swept yet (decision 046).
+// the source kRunBoxEdgeAhead rows ahead in registers. Not swept (decision 046): 153 registers
+// leave 3 blocks an SM whatever the ring's size.
 constexpr int kRunBoxThreads = 128, kRunBoxAhead = 8, kRunBoxMaxSlots = 36, kRunBoxEdgeAhead = 4;
 constexpr int kRunBoxWarpOut = 480;
 constexpr int kRunBoxMaxRadius = 15;
@@ -124,7 +125,7 @@ inline constexpr FilterPolicy kFilterPolicyOrin{
     // 31: 407.6 / 796.6 against 98.4 / 139.3. So running sums from 11 (9 on sm_90).
     /*box_running_min_ksize=*/11,
     // Not swept at 8 / 16 SMs: the sm_90 values.
-    /*run_box_rows=*/128,
+    /*run_box_rows=*/64,
     /*run_box_rows_min=*/8,
     /*run_box_warps_per_sm=*/16,
     // Not swept at 8 / 16 SMs: the sm_90 values.
@@ -171,11 +172,15 @@ inline constexpr FilterPolicy kFilterPolicyDiscrete{
     // 4K 34.7 / 35.5, 16384² 814 / 689; the 1080p chain as a graph 33.8 / 37.2. So up to 4K and
     // a bit beyond: 2^24 pixels (docs/decisions/003-harris-tiled.md).
     /*harris_tiled_px=*/1LL << 24,
-    // box, running sums against the sliding windows (H200, 16384², replicate, µs,
-    // docs/decisions/039-box-running-sums.md): 3: 382 / 196, 5: 388 / 233, 7: 394 / 300,
-    // 9: 351 / 384, 11: 359 / 2354, 15: 475 / 3076, 31: 514 / 6136.
+    // box, running sums (the cp.async ring, decision 046) against the sliding windows (H200,
+    // 16384², replicate, 128 rows a warp, µs, 2026-11-28): 3: 290 / 169, 5: 293 / 197,
+    // 7: 303 / 254, 9: 305 / 333, 11: 307 / 2354, 15: 317 / 3077, 31: 346 / 6135. (At 1080p the
+    // fast kernel's 9 × 9 takes 10.7 µs against 28.5: not swept by size yet.)
     /*box_running_min_ksize=*/9,
-    /*run_box_rows=*/128,
+    // rows a warp, 16384², same runs (µs): 9: 64 → 265-266, 96 → 275-276, 128 → 304-306,
+    // 192 → 340-341, 256 → 412; 15: 64 → 283-285, 128 → 316-317; 31: 64 → 331-333, 96 → 333-336,
+    // 128 → 346, 256 → 437-440 (32 not tried). 1080p and 4K get run_box_rows_min (8) anyway.
+    /*run_box_rows=*/64,
     /*run_box_rows_min=*/8,
     /*run_box_warps_per_sm=*/16,
     // convolve 5×5 (integer path), rows a warp, 2026-11-28 (µs): 16384²: 4 → 373.6, 8 → 316.3,
