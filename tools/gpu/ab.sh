@@ -10,12 +10,14 @@
 # $OUT/logs.tgz (every log), and prints the summary.
 #
 # Usage: tools/gpu/ab.sh [options] NEW [BASE]      (BASE "-" or absent: NEW alone)
-#   -t FILTER   gtest filter of NEW's tests to run (e.g. 'GpuBox*:GpuFastRing*')
+#   -t FILTER   gtest filter of NEW's tests to run (e.g. '*GpuBox*:GpuFastRing*': parameterized
+#               suites are named PREFIX/Suite.Test/N, so 'GpuBox*' alone matches none of them)
 #   -m FILTER   gtest filter to run under compute-sanitizer memcheck
 #   -b ARGS     jetpipe-bench arguments, one run set per -b (e.g. '--area filters --filter box
 #               --sizes 16384x16384 --reps 25'); rows of both trees go to the summary
 #   -g REGEX    only bench rows matching REGEX in the summary (default: every row)
-#   -k REGEX    ncu over kernels matching REGEX (the first -b's arguments, --reps 3)
+#   -k REGEX    ncu over kernels matching REGEX (the first -b's arguments, its --reps replaced
+#               by --reps 3)
 #   -n N        bench runs of each tree (default 2)
 #   -d SECONDS  deadline from the start (default 270): steps past it are skipped, not cut short
 set -uo pipefail
@@ -121,6 +123,8 @@ if [ -n "$mem_filter" ]; then
   grep -E 'ERROR SUMMARY|^\[  (PASSED|FAILED) ' "$L/memcheck.log" | tee -a "$S"
 fi
 if [ -n "$ncu_re" ] && [ ${#benches[@]} -gt 0 ]; then
+  # The bench takes one --reps (a second one fails: "--reps: At Most 1 required but received 2").
+  ncu_args=$(sed -E 's/--reps[ =]+[0-9]+//g' <<< "${benches[0]}")
   for t in new base; do
     dir=$new
     if [ $t = base ]; then
@@ -130,7 +134,7 @@ if [ -n "$ncu_re" ] && [ ${#benches[@]} -gt 0 ]; then
     # shellcheck disable=SC2086
     step 45 "ncu-$t.txt" ncu --clock-control none --section SpeedOfLight --section Occupancy \
       --section WarpStateStats --section SchedulerStats -k "regex:$ncu_re" --launch-skip 2 \
-      --launch-count 1 "$dir/build-ab/tools/jetpipe-bench" ${benches[0]} --reps 3
+      --launch-count 1 "$dir/build-ab/tools/jetpipe-bench" ${ncu_args} --reps 3
     {
       echo "== ncu $t"
       grep -E '^  [a-zA-Z_].*\(|Duration|DRAM Throughput|Compute \(SM\) Throughput|Achieved Occupancy|Issue Slots Busy|Warp Cycles Per Issued|Registers Per Thread' \
