@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // CUDA twin of box: exact integer window sums, then the rounded mean or the saturated sum. Kernel
 // bodies in kernels/filters/: running_box.cuh (running sums, ksize 3..31, by the policy's
-// box_running_min_ksize), fast_kernel.cuh (ksize ≤ 9 below that), separable.cuh (ksize > 31).
+// box_running_min_ksize and box_window_px), fast_kernel.cuh (ksize ≤ 9 below that), separable.cuh
+// (ksize > 31).
 #include <cuda_runtime.h>
 
 #include <atomic>
@@ -120,7 +121,9 @@ cudaError_t launch_box(const BoxParams& p, const FilterSource& src, const ImageV
   const bool running = p.ksize / 2 <= kRunBoxMaxRadius &&
                        (options.box_engine == BoxEngine::kRunning ||
                         (options.box_engine == BoxEngine::kAuto &&
-                         (p.ksize >= pol.box_running_min_ksize || p.ksize / 2 > kFastMaxRadius)));
+                         (p.ksize / 2 > kFastMaxRadius ||
+                          (p.ksize >= pol.box_running_min_ksize &&
+                           static_cast<long long>(dst.width) * (y1 - y0) > pol.box_window_px))));
   // The running kernel reads through global loads whatever the path (the view is the texture's own
   // linear memory): its texture instantiations spilled, and it reads each input row once anyway.
   if (running) {

@@ -77,6 +77,9 @@ struct FilterPolicy {
   // smaller the fast kernel; the running kernel's output rows a warp, lowered to run_box_rows_min
   // where a launch would otherwise have fewer than run_box_warps_per_sm warps per SM.
   int box_running_min_ksize;
+  // Launches of at most box_window_px output pixels keep the fast kernel for every ksize it takes
+  // (≤ 2·kFastMaxRadius + 1), whatever box_running_min_ksize says.
+  long long box_window_px;
   int run_box_rows, run_box_rows_min, run_box_warps_per_sm;
   // convolve strip kernel (kernels/filters/conv_strip.cuh): output rows a warp on large images,
   // lowered to conv_rows_min where a launch would otherwise have fewer than conv_warps_per_sm warps
@@ -124,6 +127,8 @@ inline constexpr FilterPolicy kFilterPolicyOrin{
     // 41.8 / 63.9, 11: 160.4 / 311.5 against 44.0 / 66.6, 15: 207.0 / 404.2 against 70.6 / 109.3,
     // 31: 407.6 / 796.6 against 98.4 / 139.3. So running sums from 11 (9 on sm_90).
     /*box_running_min_ksize=*/11,
+    // sm_90's (no ksize takes both kernels here: 9 is the fast one's).
+    /*box_window_px=*/1LL << 24,
     // Not swept at 8 / 16 SMs: the sm_90 values.
     /*run_box_rows=*/64,
     /*run_box_rows_min=*/8,
@@ -177,6 +182,10 @@ inline constexpr FilterPolicy kFilterPolicyDiscrete{
     // 7: 303 / 254, 9: 305 / 333, 11: 307 / 2354, 15: 317 / 3077, 31: 346 / 6135. (At 1080p the
     // fast kernel's 9 × 9 takes 10.7 µs against 28.5: not swept by size yet.)
     /*box_running_min_ksize=*/9,
+    // 9 × 9 (the one ksize both kernels take), same runs: the fast kernel 10.7-11.3 µs against
+    // 28.5-28.7 at 1080p (2^21 pixels), 332.5-334.4 against 265.2-266.3 at 16384² (2^28). The
+    // crossover between is not measured: 2^24, harris_tiled_px's bound (up to 4K and a bit more).
+    /*box_window_px=*/1LL << 24,
     // rows a warp, 16384², same runs (µs): 9: 64 → 265-266, 96 → 275-276, 128 → 304-306,
     // 192 → 340-341, 256 → 412; 15: 64 → 283-285, 128 → 316-317; 31: 64 → 331-333, 96 → 333-336,
     // 128 → 346, 256 → 437-440 (32 not tried). 1080p and 4K get run_box_rows_min (8) anyway.
