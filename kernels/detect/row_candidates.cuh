@@ -3,6 +3,7 @@
 // stream rows through shared memory (docs/decisions/010-detect-rows-path.md).
 #pragma once
 
+#include "kernels/block/cp_async.cuh"
 #include "kernels/detect/tile_candidates.cuh"
 
 namespace jetpipe {
@@ -95,19 +96,10 @@ __device__ __forceinline__ float max4(const float4 v) {
 
 // cp.async of 16 bytes (a group of 4 columns inside the image) or of 4 (one column).
 __device__ __forceinline__ void stream_copy16(float4* dst, const void* src) {
-  const unsigned s = static_cast<unsigned>(__cvta_generic_to_shared(dst));
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(s), "l"(src) : "memory");
+  dev::cp_async16(static_cast<std::uint32_t>(__cvta_generic_to_shared(dst)), src);
 }
 __device__ __forceinline__ void stream_copy4(float* dst, const void* src) {
-  const unsigned s = static_cast<unsigned>(__cvta_generic_to_shared(dst));
-  asm volatile("cp.async.ca.shared.global [%0], [%1], 4;\n" ::"r"(s), "l"(src) : "memory");
-}
-__device__ __forceinline__ void stream_commit() {
-  asm volatile("cp.async.commit_group;\n" ::: "memory");
-}
-template <int N>
-__device__ __forceinline__ void stream_wait() {
-  asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
+  dev::cp_async4(static_cast<std::uint32_t>(__cvta_generic_to_shared(dst)), src);
 }
 
 // Copies the columns [x, x + 4) ∩ [0, width) of a row to dst (16 bytes when all are inside).
@@ -241,7 +233,7 @@ __global__ void __launch_bounds__(StreamPolicy::kThreads, StreamPolicy::min_bloc
       } else if (i < n_in) {
         stream_issue_edge(dst, a.v.data, a.v.pitch, a.v.width, a.v.height, y_in + i, gx, hx, hslot);
       }
-      stream_commit();  // one group per row, empty ones too: wait_group counts rows
+      dev::cp_async_commit();  // one group per row, empty ones too: wait_group counts rows
     };
 
 #pragma unroll
@@ -251,7 +243,7 @@ __global__ void __launch_bounds__(StreamPolicy::kThreads, StreamPolicy::min_bloc
 #pragma unroll 1
     for (int i = 0; i < n_in; ++i) {
       issue(i + P::kAhead, ahead);
-      stream_wait<P::kAhead>();  // this lane's copies of row i have landed ...
+      dev::cp_async_wait<P::kAhead>();  // this lane's copies of row i have landed ...
       __syncwarp();              // ... and its neighbours' (their columns are read here)
       const float4* src = rows[slot];
       const float4 q = src[lane + 1];
@@ -287,7 +279,7 @@ __global__ void __launch_bounds__(StreamPolicy::kThreads, StreamPolicy::min_bloc
       ahead = ahead + 1 == P::kSlots ? 0 : ahead + 1;
       mslot = mslot + 1 == kRing ? 0 : mslot + 1;
     }
-    stream_wait<0>();
+    dev::cp_async_wait<0>();
   }
 
   // The block's survivors: one global atomic for all its warps.

@@ -45,6 +45,7 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "kernels/block/cp_async.cuh"
 #include "kernels/block/pdl.cuh"
 #include "kernels/filters/separable.cuh"
 #include "kernels/filters/source.cuh"
@@ -214,17 +215,6 @@ struct LoadedRows {
     return v;
   }
 };
-
-__device__ __forceinline__ void cp_async16(std::uint32_t smem, const void* g) {
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(smem), "l"(g) : "memory");
-}
-__device__ __forceinline__ void cp_async_commit() {
-  asm volatile("cp.async.commit_group;" ::: "memory");
-}
-template <int N>
-__device__ __forceinline__ void cp_async_wait() {
-  asm volatile("cp.async.wait_group %0;" ::"n"(N) : "memory");
-}
 
 // A row of the strip outside the image (edge strips only, at most R at the top or the bottom): the
 // remapped row's chunk, or row 0's for a constant border (take() puts the constant in its place).

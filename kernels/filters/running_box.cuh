@@ -54,7 +54,7 @@ inline std::size_t run_box_smem_bytes(int radius) {
   return static_cast<std::size_t>(kRunBoxThreads) * run_box_slots(radius) * 16;
 }
 
-// The ring's shared-memory accesses (its cp.async: cp_async16 & co., fast_kernel.cuh), in asm so
+// The ring's shared-memory accesses (its cp.async: kernels/block/cp_async.cuh), in asm so
 // that the compiler keeps them in order with the cp.async writes it does not see.
 __device__ __forceinline__ uint4 run_box_lds(std::uint32_t a) {
   uint4 v;
