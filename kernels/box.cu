@@ -1,13 +1,15 @@
 // SPDX-License-Identifier: MIT
 // CUDA twin of box: exact integer window sums, then the rounded mean or the saturated sum. Kernel
 // bodies in kernels/filters/: running_box.cuh (running sums, ksize 3..31, by the policy's
-// box_running_min_ksize and box_window_px; launched from box_running_lo.cu and box_running_hi.cu),
-// fast_kernel.cuh (ksize ≤ 9 below that), separable.cuh (ksize > 31).
+// box_running_min_ksize and box_window_px), fast_kernel.cuh (ksize ≤ 9 below that), separable.cuh
+// (ksize > 31).
 #include <cuda_runtime.h>
 
+#include <atomic>
+
 #include "kernels/box.h"
-#include "kernels/filters/box_running.cuh"
 #include "kernels/filters/fast_dispatch.cuh"
+#include "kernels/filters/running_box.cuh"
 #include "kernels/filters/separable.cuh"
 #include "kernels/launch/filter_launch.cuh"
 #include "kernels/launch/launch_config.cuh"
@@ -40,6 +42,54 @@ struct BoxStore {
     dst[static_cast<std::size_t>(y) * pitch + x] = static_cast<std::uint8_t>(v);
   }
 };
+
+// Rows a warp of the running kernel: the policy's, fewer (down to run_box_rows_min) where the
+// launch would otherwise not fill the device.
+int run_box_rows(int width, int rows, int sm_count, const FilterPolicy& p) {
+  return dev::rows_to_fill(rows, (width + kRunBoxWarpOut - 1) / kRunBoxWarpOut, sm_count,
+                           p.run_box_warps_per_sm, p.run_box_rows, p.run_box_rows_min);
+}
+
+template <class Src>
+cudaError_t launch_running_box(const Src& s, const BoxParams& p, const ImageView& dst, int y0,
+                               int y1, const dev::BoxEpilogue& epi, const LaunchContext& ctx,
+                               cudaStream_t stream, int rows_per_warp) {
+  const dev::DeviceInfo& d = dev::device_info();
+  dev::RunBoxArgs a{};
+  a.dst = dst.data;
+  a.dst_pitch = dst.pitch;
+  a.width = dst.width;
+  a.y0 = y0;
+  a.y1 = y1;
+  a.segs = static_cast<int>(dev::div_up(static_cast<long long>(dst.width), kRunBoxWarpOut));
+  a.rows_per_warp = dev::launch_rows(
+      rows_per_warp, run_box_rows(dst.width, y1 - y0, d.sm_count, dev::current_filter_policy()));
+  a.vec_out = dev::aligned16(dst);
+  a.early = ctx.early_trigger;
+  const long long warps = static_cast<long long>(a.segs) *
+                          dev::div_up(static_cast<long long>(y1 - y0), a.rows_per_warp);
+  const unsigned grid = dev::div_up(warps, static_cast<long long>(kRunBoxThreads / 32));
+  const int r = p.ksize / 2;
+  const std::size_t smem = dev::run_box_smem_bytes(r);
+  return dev::with_run_box_radius(r, [&](auto rc) {
+    constexpr int kR = decltype(rc)::value;
+    static dev::KernelSlot slot;
+    auto* kernel = dev::running_box_kernel<kR, Src>;
+    if (cudaError_t e = dev::allow_dynamic_smem(kernel, slot, d, static_cast<int>(smem))) return e;
+    // All of the SM's shared memory to the rings (3 blocks of 72 KB at 31 × 31), once a device.
+    static std::atomic<unsigned> carved{0};
+    const unsigned bit = 1u << (d.device % 32);
+    if ((carved.load(std::memory_order_acquire) & bit) == 0) {
+      if (cudaError_t e = cudaFuncSetAttribute(reinterpret_cast<const void*>(kernel),
+                                               cudaFuncAttributePreferredSharedMemoryCarveout,
+                                               cudaSharedmemCarveoutMaxShared)) {
+        return e;
+      }
+      carved.fetch_or(bit, std::memory_order_acq_rel);
+    }
+    return dev::launch_pdl(kernel, grid, kRunBoxThreads, smem, stream, s, a, epi);
+  });
+}
 
 }  // namespace
 
@@ -77,12 +127,8 @@ cudaError_t launch_box(const BoxParams& p, const FilterSource& src, const ImageV
   // The running kernel reads through global loads whatever the path (the view is the texture's own
   // linear memory): its texture instantiations spilled, and it reads each input row once anyway.
   if (running) {
-    const dev::GlobalSrc g = dev::make_global_src(src.view, p.border);
-    return p.ksize / 2 <= dev::kRunBoxSplitRadius
-               ? dev::launch_running_box_lo(g, p, dst, y0, y1, epi, ctx, stream,
-                                            options.rows_per_warp)
-               : dev::launch_running_box_hi(g, p, dst, y0, y1, epi, ctx, stream,
-                                            options.rows_per_warp);
+    return launch_running_box(dev::make_global_src(src.view, p.border), p, dst, y0, y1, epi, ctx,
+                              stream, options.rows_per_warp);
   }
   return dev::with_source(src, p.border, tex, [&](const auto& s) {
     if (p.ksize / 2 <= kFastMaxRadius) {

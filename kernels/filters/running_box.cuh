@@ -299,19 +299,17 @@ __global__ void __launch_bounds__(kRunBoxThreads, run_box_min_blocks<R>())
   cp_async_wait<0>();  // no cp.async left writing into the ring of the next block
 }
 
-// Calls f(std::integral_constant<int, R>) for kLo ≤ R ≤ kHi (1 ≤ kLo ≤ kHi ≤ kRunBoxMaxRadius: one
-// translation unit's share, kernels/filters/box_running.cuh); other radii: cudaErrorInvalidValue.
-template <int kLo, int kHi, class F, int... Rs>
-cudaError_t with_run_box_radius_in(int radius, F&& f, std::integer_sequence<int, Rs...>) {
+// Calls f(std::integral_constant<int, R>) for 1 ≤ R ≤ kRunBoxMaxRadius.
+template <class F, int... Rs>
+cudaError_t with_run_box_radius(int radius, F&& f, std::integer_sequence<int, Rs...>) {
   cudaError_t e = cudaErrorInvalidValue;
-  ((radius == Rs + kLo ? (e = f(std::integral_constant<int, Rs + kLo>{}), true) : false) || ...);
+  ((radius == Rs + 1 ? (e = f(std::integral_constant<int, Rs + 1>{}), true) : false) || ...);
   return e;
 }
-template <int kLo, int kHi, class F>
-cudaError_t with_run_box_radius_in(int radius, F&& f) {
-  static_assert(1 <= kLo && kLo <= kHi && kHi <= kRunBoxMaxRadius, "radii of the kernel");
-  return with_run_box_radius_in<kLo, kHi>(radius, std::forward<F>(f),
-                                          std::make_integer_sequence<int, kHi - kLo + 1>{});
+template <class F>
+cudaError_t with_run_box_radius(int radius, F&& f) {
+  return with_run_box_radius(radius, std::forward<F>(f),
+                             std::make_integer_sequence<int, kRunBoxMaxRadius>{});
 }
 
 }  // namespace jetpipe::dev
