@@ -5,8 +5,6 @@
 // (ksize > 31).
 #include <cuda_runtime.h>
 
-#include <atomic>
-
 #include "kernels/box.h"
 #include "kernels/filters/fast_dispatch.cuh"
 #include "kernels/filters/running_box.cuh"
@@ -76,17 +74,8 @@ cudaError_t launch_running_box(const Src& s, const BoxParams& p, const ImageView
     static dev::KernelSlot slot;
     auto* kernel = dev::running_box_kernel<kR, Src>;
     if (cudaError_t e = dev::allow_dynamic_smem(kernel, slot, d, static_cast<int>(smem))) return e;
-    // All of the SM's shared memory to the rings (3 blocks of 72 KB at 31 × 31), once a device.
-    static std::atomic<unsigned> carved{0};
-    const unsigned bit = 1u << (d.device % 32);
-    if ((carved.load(std::memory_order_acquire) & bit) == 0) {
-      if (cudaError_t e = cudaFuncSetAttribute(reinterpret_cast<const void*>(kernel),
-                                               cudaFuncAttributePreferredSharedMemoryCarveout,
-                                               cudaSharedmemCarveoutMaxShared)) {
-        return e;
-      }
-      carved.fetch_or(bit, std::memory_order_acq_rel);
-    }
+    // All of the SM's shared memory to the rings (3 blocks of 72 KB at 31 × 31).
+    if (cudaError_t e = dev::prefer_max_shared(kernel, slot, d)) return e;
     return dev::launch_pdl(kernel, grid, kRunBoxThreads, smem, stream, s, a, epi);
   });
 }

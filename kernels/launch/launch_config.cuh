@@ -17,10 +17,11 @@
 namespace jetpipe::dev {
 
 // Per-kernel, per-device state: the dynamic shared-memory limit raised to the most this kernel has
-// asked for, and its resident blocks per SM for that size.
+// asked for, its resident blocks per SM for that size, whether its carveout prefers shared memory.
 struct KernelSlot {
   std::atomic<int> smem_limit[kMaxDevices] = {};
   std::atomic<unsigned long long> occupancy[kMaxDevices] = {};  // (threads, smem) << 8 | blocks
+  std::atomic<bool> max_shared[kMaxDevices] = {};
 };
 
 // Raises the kernel's dynamic shared-memory limit to at least `bytes` on the current device.
@@ -35,6 +36,20 @@ cudaError_t allow_dynamic_smem(Kernel* kernel, KernelSlot& slot, const DeviceInf
   int prev = cur.load();
   while (prev < bytes && !cur.compare_exchange_weak(prev, bytes)) {
   }
+  return cudaSuccess;
+}
+
+// All of the SM's unified L1/shared memory to shared memory for this kernel, once a device.
+template <class Kernel>
+cudaError_t prefer_max_shared(Kernel* kernel, KernelSlot& slot, const DeviceInfo& d) {
+  std::atomic<bool>& done = slot.max_shared[d.device % kMaxDevices];
+  if (done.load(std::memory_order_acquire)) return cudaSuccess;
+  if (cudaError_t e = cudaFuncSetAttribute(reinterpret_cast<const void*>(kernel),
+                                           cudaFuncAttributePreferredSharedMemoryCarveout,
+                                           cudaSharedmemCarveoutMaxShared)) {
+    return e;
+  }
+  done.store(true, std::memory_order_release);
   return cudaSuccess;
 }
 
