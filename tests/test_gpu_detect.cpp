@@ -5,9 +5,9 @@
 // GRAY8; tight, padded (13 elements), 16-byte aligned and ROI views; radius 0..5 and the generic
 // paths (6..64); absolute threshold and quality; plateaus; candidates at, one below and one above
 // max_detections and the internal sort sizes; a constant image (every pixel a candidate) beyond the
-// candidate buffer; strips; workspace reuse; a CUDA graph; mapped output; both candidates kernels
-// (DetectPath: the tiles, and the rows where they apply). The output block is poisoned before every
-// run.
+// candidate buffer, flat frames at many sizes and other dense frames (the bounds); strips;
+// workspace reuse; a CUDA graph; mapped output; both candidates kernels (DetectPath: the tiles, and
+// the rows where they apply). The output block is poisoned before every run.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -507,6 +507,100 @@ TEST(GpuDetect, DistinctCandidatesBeyondBuffer) {
     p.threshold = 10;
     p.max_detections = max;
     check_whole(p, make_case(gray, "roi"), PixelFormat::kGray8);
+  }
+}
+
+// A response of size w × h from score(x, y), in format f.
+template <class F>
+HostImage make_response(int w, int h, PixelFormat f, F score) {
+  HostImage img(w, h, f);
+  for (int y = 0; y < h; ++y) {
+    for (int x = 0; x < w; ++x) {
+      const float s = score(x, y);
+      if (f == PixelFormat::kF32) {
+        img.view().row<float>(y)[x] = s;
+      } else if (f == PixelFormat::kS16) {
+        img.view().row<std::int16_t>(y)[x] = static_cast<std::int16_t>(s);
+      } else {
+        img.view().row<std::uint8_t>(y)[x] = static_cast<std::uint8_t>(s);
+      }
+    }
+  }
+  return img;
+}
+
+// Flat frames (every pixel a candidate) at sizes below, at and far beyond the candidate buffer
+// (max(65536, W·H/8) keys): dense blocks drop the keys above the frame's bound and the finish
+// gathers the rows up to it; every format, both candidates kernels, several max_detections.
+TEST(GpuDetect, FlatFramesAtSizes) {
+  JP_REQUIRE_GPU();
+  const std::pair<int, int> sizes[] = {{1, 1},     {31, 7},     {257, 255},   {257, 256},
+                                       {300, 200}, {1000, 700}, {1920, 1080}, {4096, 2160}};
+  for (const auto& [w, h] : sizes) {
+    for (const PixelFormat f : {PixelFormat::kF32, PixelFormat::kGray8, PixelFormat::kS16}) {
+      if (f != PixelFormat::kF32 && w * h > 2000000)
+        continue;  // the F32 runs cover the large sizes
+      const HostImage img = make_response(w, h, f, [](int, int) { return 77.f; });
+      for (int r : {1, 4}) {
+        DetectParams p;
+        p.nms_radius = r;
+        p.threshold = 10;
+        std::vector<Detection> all;  // the twin's candidates, once for every layout and max
+        detect_candidates_ref(p, 10.f, img.view(), 0, h, &all);
+        ASSERT_EQ(all.size(), static_cast<std::size_t>(w) * h);
+        for (const char* layout : {"align16", "pad13"}) {
+          const Case c = make_case(img, layout);
+          for (int max : {1, 500, 5000}) {
+            p.max_detections = max;
+            const DetectResult cpu = detect_finish(all, max);
+            for (const DetectPath path : paths_for(p, c.dev)) {
+              DetectParams q = p;
+              q.path = path;
+              SCOPED_TRACE(describe(q, c, f));
+              GpuDetector d(q, c.dev.width, c.dev.height);
+              EXPECT_TRUE(same_result(d.run(c.dev, 0, c.dev.height), cpu));
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+// Frames where (nearly) every pixel is a candidate but the scores differ, so a bound's score is
+// not always the frame's best: isolated peaks on a flat frame (beyond and within max_detections),
+// plateau bands brightening downwards and upwards, and dark noise of four levels (many ties).
+TEST(GpuDetect, DenseCandidatesMatchTwin) {
+  JP_REQUIRE_GPU();
+  std::mt19937 rng(fresh_seed());
+  std::uniform_int_distribution<int> level(0, 3);
+  const int w = 1000, h = 700;
+  std::vector<float> dark(static_cast<std::size_t>(w) * h);
+  for (float& v : dark) v = static_cast<float>(level(rng));
+  const std::vector<std::pair<std::string, HostImage>> frames = {
+      {"peaks",
+       make_response(w, h, PixelFormat::kF32,
+                     [](int x, int y) { return (x % 97 == 50 && y % 89 == 40) ? 0.9f : 0.75f; })},
+      {"bands down", make_response(w, h, PixelFormat::kF32,
+                                   [](int, int y) { return static_cast<float>(y / 64); })},
+      {"bands up", make_response(w, h, PixelFormat::kF32,
+                                 [](int, int y) { return static_cast<float>(20 - y / 64); })},
+      {"dark noise", make_response(w, h, PixelFormat::kF32, [&](int x, int y) {
+         return dark[static_cast<std::size_t>(y) * w + x];
+       })}};
+  for (const auto& [name, img] : frames) {
+    SCOPED_TRACE(name);
+    const Case c = make_case(img, "align16");
+    for (int max : {1, 50, 500, 5000}) {
+      DetectParams p;
+      p.nms_radius = 1;
+      p.threshold = -1;
+      p.max_detections = max;
+      check_whole(p, c, PixelFormat::kF32);
+      p.use_quality = true;
+      p.quality = 0.1;
+      check_whole(p, c, PixelFormat::kF32);
+    }
   }
 }
 

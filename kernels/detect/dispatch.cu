@@ -13,6 +13,12 @@
 //   below the threshold returns before reading the response.
 //   Or detect_stream (DetectPath; F32, aligned rows, r ≤ 4): warps stream rows through shared
 //   memory, survivors gathered per block in shared memory, one atomicAdd per block (below).
+//   Dense candidates (a flat or noisy frame; docs/decisions/041-detect-dense-bounds.md): a block
+//   (a warp of the rows kernel) that holds at least K = max_detections keys proposes the largest
+//   as the frame's bound (atomicMax on its complement, Header); a tile with at least 1/8 of its
+//   pixels as candidates, and every warp of the rows kernel, drops its keys above the bound so far
+//   (counted: N stays exact); every block publishes its best score. Not where strips run ahead of
+//   the maximum (their keys may lie below the frame's threshold).
 // - detect_finish (a cooperative launch): the best K = max_detections in the contract's order;
 //   with DetectParams::candidates_ahead (strips' candidates ran with a lower bound of the
 //   threshold), only those above the frame's own threshold count: where the buffer holds few
@@ -25,25 +31,29 @@
 // ascending keys are exactly detection_before's order (score descending, then y, then x), and keys
 // are distinct. The result is the K smallest keys, sorted. detect_finish keeps one invariant: the
 // buffer holds every key ≤ some bound and at least min(N, K) keys, so the K smallest of the buffer
-// are the K smallest of all. When N ≤ C the buffer holds every candidate. When N > C (e.g. a
-// constant image: every pixel is a candidate), the whole grid re-runs the NMS over the rows in
-// passes (grid-wide barriers): one pass for the min and max key, then radix-select passes, each a
-// histogram of 1024 bins over the remaining key range (the range narrows by 2^10 per pass, so ≤ 7
-// passes; keys are distinct, so a bin of width 1 holds one key), until the keys at or below the
-// bound fit in C; then one compaction pass refills the buffer. With at most 8192 keys left (and 32
-// a block of the grid) the grid writes each key at its rank, counted against all keys in shared
-// memory (no sort). Otherwise block 0 alone: ≤ 1024 keys are block-merge-sorted; with K ≤ 1024,
-// up to 8192 keys go to shared memory and a block radix select (the same 1024-bin step) keeps
-// ≤ 1024 of them first; with 1024 < K ≤ 4096, ≤ 4096 keys are sorted. Beyond those, a grid-wide
-// select over the buffer narrows to 1024 / 4096 keys first; with K > 4096 it narrows to exactly K
-// keys, which CUB sorts. Scores are read back from the response at (x, y), so even a −0 keeps its
-// bits. The threshold is computed as the twin does: float(quality · double(max)), or
-// float(threshold).
+// are the K smallest of all. When no key was dropped and N ≤ C the buffer holds every candidate;
+// keys are dropped only above a proposed bound, which has ≥ K keys at or below it, all kept. When
+// the reserved keys exceed C and the bound's score is the frame's best (a flat frame), every key up
+// to the bound lies in the rows up to the bound's row: one pass over those rows refills the buffer.
+// Otherwise (e.g. dark noise of few levels: a bound's score below the best), the whole grid re-runs
+// the NMS over the rows in passes (grid-wide barriers): one pass for the min and max key, then
+// radix-select passes, each a histogram of 1024 bins over the remaining key range (the range
+// narrows by 2^10 per pass, so ≤ 7 passes; keys are distinct, so a bin of width 1 holds one key),
+// until the keys at or below the bound fit in C; then one compaction pass refills the buffer. With
+// at most 8192 keys left (and 32 a block of the grid) the grid writes each key at its rank, counted
+// against all keys in shared memory (no sort). Otherwise block 0 alone: ≤ 1024 keys are
+// block-merge-sorted; with K ≤ 1024, up to 8192 keys go to shared memory and a block radix select
+// (the same 1024-bin step) keeps ≤ 1024 of them first; with 1024 < K ≤ 4096, ≤ 4096 keys are
+// sorted. Beyond those, a grid-wide select over the buffer narrows to 1024 / 4096 keys first; with
+// K > 4096 it narrows to exactly K keys, which CUB sorts. Scores are read back from the response at
+// (x, y), so even a −0 keeps its bits. The threshold is computed as the twin does: float(quality ·
+// double(max)), or float(threshold).
 //
 // What bounds it: C = min(W·H, max(65536, 4K, W·H/8)) keys of 8 bytes; per frame 2 kernels (3 with
 // quality, +2 when K > 4096); the finish's grid is co-resident (cooperative launch) and on the
-// usual path all its blocks but block 0 exit at once. Beyond C, ≤ 9 extra NMS passes inside the
-// finish (min/max, ≤ 7 histograms, compaction): a pathological frame costs about 10 normal ones.
+// usual path all its blocks but block 0 exit at once. Beyond C, one NMS pass over the rows up to
+// the bound's (flat frames: H100 16384² 768 µs against 13.8 ms), or ≤ 9 passes over all rows
+// (min/max, ≤ 7 histograms, compaction) where the bound does not apply.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -99,6 +109,8 @@ CandArgs cand_args(const DetectParams& p, const ImageView& v, int y0, int y1, bo
   a.use_quality = p.use_quality;
   a.quality = p.quality;
   a.thresh = static_cast<float>(p.threshold);
+  // Bounds need every candidate above the frame's own threshold: none where strips run ahead.
+  a.k = p.use_quality && p.candidates_ahead ? 0u : static_cast<u32>(std::max(p.max_detections, 0));
   return a;
 }
 
@@ -157,6 +169,7 @@ cudaError_t launch_stream_r(const CandArgs& c, const Layout& l, void* ws, cudaSt
   a.use_quality = c.use_quality;
   a.quality = c.quality;
   a.thresh = c.thresh;
+  a.k = c.k;
   const dim3 grid(dev::div_up(a.strips, StreamPolicy::kWarps),
                   dev::div_up(a.y1 - a.y0, a.rows_per_warp));
   auto* base = static_cast<unsigned char*>(ws);

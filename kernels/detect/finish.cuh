@@ -456,11 +456,14 @@ __global__ void __launch_bounds__(Policy::kThreads, 2) detect_finish_kernel(Fini
   // every branch below. Then the last block to have read them resets them for the next frame (no
   // block reads them again), here rather than at the kernel's end: its atomic round trip overlaps
   // the work below instead of following it.
-  __shared__ u64 count_read;
-  __shared__ u32 max_read;
+  __shared__ u64 count_read, dropped_read, bound_read;
+  __shared__ u32 max_read, best_read;
   if (threadIdx.x == 0) {
     count_read = *static_cast<volatile const u64*>(&h->count);
     max_read = *static_cast<volatile const u32*>(&h->max_key);
+    dropped_read = *static_cast<volatile const u64*>(&h->dropped);
+    bound_read = ~*static_cast<volatile const u64*>(&h->bound_c);
+    best_read = *static_cast<volatile const u32*>(&h->best);
   }
   __syncthreads();
   // The candidates have read the feed's bands: zeroed for the next frame (16-byte stores; the band
@@ -469,13 +472,19 @@ __global__ void __launch_bounds__(Policy::kThreads, 2) detect_finish_kernel(Fini
        i += gridDim.x * Policy::kThreads) {
     reinterpret_cast<uint4*>(a.bands)[i] = make_uint4(0, 0, 0, 0);
   }
-  const u64 n_all = count_read;
+  // Keys in the buffer (also those beyond it) and all candidates: dense blocks dropped keys above
+  // the frame's bound, so the buffer holds every key up to it, and at least K of them (Header).
+  const u64 stored = count_read;
+  const u64 n_all = count_read + dropped_read;
   const float thresh = candidates_threshold(a.c, max_read);  // the frame's
   if (threadIdx.x == 0) {
     __threadfence();  // the reads above are done before this block counts itself
     if (atomicAdd(&h->done, 1u) == gridDim.x - 1) {
       h->count = 0;
       h->max_key = 0;
+      h->bound_c = 0;
+      h->dropped = 0;
+      h->best = 0;
       h->done = 0;
     }
   }
@@ -501,21 +510,37 @@ __global__ void __launch_bounds__(Policy::kThreads, 2) detect_finish_kernel(Fini
     grid.sync();
     ready = true;
   };
-  u64 n_valid = n_all, m = n_all, limit = ~0ull;
+  u64 n_valid = n_all, m = stored, limit = ~0ull;
   // Few enough keys in the buffer for the finish by ranks over all of them (rank_write), even
   // those of a lower threshold: no grid-wide count, select or compaction first.
-  const bool rank_all = n_all <= a.cap && !a.big && n_all <= static_cast<u64>(Policy::kRankMax) &&
-                        n_all <= static_cast<u64>(Policy::kRankKeys) * gridDim.x;
+  const bool rank_all = stored <= a.cap && !a.big && stored <= static_cast<u64>(Policy::kRankMax) &&
+                        stored <= static_cast<u64>(Policy::kRankKeys) * gridDim.x;
   if (rank_all) {
     if (lower) limit = threshold_limit(thresh);
-    n_valid =
-        rank_write<T>(a.cand, static_cast<int>(n_all), limit, a.k, a.c.nms.v, a.points, work, &pre);
-  } else if (n_all > a.cap) {  // the buffer overflowed: re-run the NMS until the wanted keys fit
+    n_valid = dropped_read + rank_write<T>(a.cand, static_cast<int>(stored), limit, a.k, a.c.nms.v,
+                                           a.points, work, &pre);
+  } else if (stored > a.cap) {  // the buffer overflowed: re-run the NMS until the wanted keys fit
     init();
-    const ImageSource<T, kSmemTile> image{a.c.nms, thresh, reinterpret_cast<float*>(work)};
+    // Where the bound's score is the frame's best (a flat frame), every key up to it lies in the
+    // rows up to the bound's: one pass over those rows gathers them (no candidates run ahead here).
+    NmsArgs rows = a.c.nms;
     u64 bound = ~0ull;
-    if (lower) n_valid = grid_count(image, &h->valid, fs, grid);
-    if (n_valid > a.cap) bound = select_bound(image, a.k, a.cap, h, 0, pass, fs, grid);
+    bool near = false;
+    if (!lower && bound_read != ~0ull && static_cast<u32>(bound_read >> 32) == ~best_read) {
+      const u64 last_row = static_cast<u32>(bound_read) / static_cast<u32>(rows.v.width);
+      const u64 n_rows = last_row + 1 - static_cast<u64>(rows.y0);
+      if (n_rows * static_cast<u64>(rows.v.width) <= a.cap) {
+        rows.ntiles =
+            rows.tiles_x * static_cast<int>((n_rows + Policy::kTileH - 1) / Policy::kTileH);
+        bound = bound_read;
+        near = true;
+      }
+    }
+    const ImageSource<T, kSmemTile> image{rows, thresh, reinterpret_cast<float*>(work)};
+    if (!near) {
+      if (lower) n_valid = grid_count(image, &h->valid, fs, grid);
+      if (n_valid > a.cap) bound = select_bound(image, a.k, a.cap, h, 0, pass, fs, grid);
+    }
     compact_to(image, bound, a.cand, a.cap, &h->compacted[0], work);
     grid.sync();
     m = min(__ldcg(&h->compacted[0]), a.cap);  // all above the frame's threshold

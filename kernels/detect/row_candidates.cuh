@@ -49,6 +49,7 @@ struct StreamArgs {
   bool use_quality;
   double quality;
   float thresh;
+  u32 k;  // CandArgs::k
 };
 
 template <int R>
@@ -57,6 +58,8 @@ struct StreamShared {
   float4 hmax[StreamPolicy::kWarps][2 * R + 1][32];  // row maxima of the last 2R + 1 input rows
   u64 keys[StreamPolicy::kWarps][StreamPolicy::kWarpCap];
   int count[StreamPolicy::kWarps];
+  u32 best[StreamPolicy::kWarps];
+  u32 dropped[StreamPolicy::kWarps];
   u64 base;
 };
 
@@ -201,6 +204,12 @@ __global__ void __launch_bounds__(StreamPolicy::kThreads, StreamPolicy::min_bloc
   const int ys = a.y0 + static_cast<int>(blockIdx.y) * a.rows_per_warp;
   const int ye = min(ys + a.rows_per_warp, a.y1);
   int count = 0;  // keys in this warp's part (uniform over the warp)
+  // Dense rows (Header): keys above the frame's bound so far are dropped (the bound read again at
+  // each flush of the warp's part); a warp that has kept max_detections keys proposes the largest.
+  u64 bound = a.k > 0 ? read_bound(h) : ~0ull;
+  u32 kept = 0, dropped = 0, best = 0;  // kept: uniform; dropped, best: this lane's
+  u64 last = 0;                         // this lane's largest kept key
+  bool proposed = a.k == 0;
   u64* buf = sh.keys[warp];
   float4(&rows)[P::kSlots][P::kRowF4] = sh.rows[warp];
   float4(&hmax)[kRing][32] = sh.hmax[warp];
@@ -272,7 +281,36 @@ __global__ void __launch_bounds__(StreamPolicy::kThreads, StreamPolicy::min_bloc
         if (__any_sync(kAll, surv)) {
           const u32 index =
               static_cast<u32>(ys + i - 2 * R) * static_cast<u32>(a.v.width) + static_cast<u32>(gx);
-          count = stream_append(surv, c, index, count, buf, h, cand, cap);
+          const float sc[4] = {c.x, c.y, c.z, c.w};
+#pragma unroll
+          for (int j = 0; j < 4; ++j) {
+            if (surv & (1u << j)) {
+              const u64 key = candidate_key(sc[j], index + j);
+              if (key > bound) {
+                surv &= ~(1u << j);
+                ++dropped;
+              } else {
+                best = max(best, ~static_cast<u32>(key >> 32));
+                last = max(last, key);
+              }
+            }
+          }
+          const int n = __reduce_add_sync(kAll, __popc(surv));
+          if (n > 0) {
+            const bool flush = count + n > P::kWarpCap;
+            count = stream_append(surv, c, index, count, buf, h, cand, cap);
+            if (flush) bound = min(bound, read_bound(h));
+            kept += static_cast<u32>(n);
+            if (!proposed && kept >= a.k) {
+              const u32 hi = __reduce_max_sync(kAll, static_cast<u32>(last >> 32));
+              const u32 lo = __reduce_max_sync(
+                  kAll, static_cast<u32>(last >> 32) == hi ? static_cast<u32>(last) : 0u);
+              const u64 wlast = (static_cast<u64>(hi) << 32) | lo;
+              if (lane == 0) propose_bound(h, wlast);
+              bound = min(bound, wlast);
+              proposed = true;
+            }
+          }
         }
       }
       slot = slot + 1 == P::kSlots ? 0 : slot + 1;
@@ -283,13 +321,27 @@ __global__ void __launch_bounds__(StreamPolicy::kThreads, StreamPolicy::min_bloc
   }
 
   // The block's survivors: one global atomic for all its warps.
-  if (lane == 0) sh.count[warp] = count;
+  best = __reduce_max_sync(kAll, best);
+  dropped = __reduce_add_sync(kAll, dropped);
+  if (lane == 0) {
+    sh.count[warp] = count;
+    sh.best[warp] = best;
+    sh.dropped[warp] = dropped;
+  }
   __syncthreads();
   if (threadIdx.x == 0) {
     int total = 0;
+    u32 block_best = 0;
+    u64 block_dropped = 0;
 #pragma unroll
-    for (int w = 0; w < P::kWarps; ++w) total += sh.count[w];
+    for (int w = 0; w < P::kWarps; ++w) {
+      total += sh.count[w];
+      block_best = max(block_best, sh.best[w]);
+      block_dropped += sh.dropped[w];
+    }
     sh.base = total ? atomicAdd(&h->count, static_cast<u64>(total)) : 0;
+    if (block_best) atomicMax(&h->best, block_best);
+    if (block_dropped) atomicAdd(&h->dropped, block_dropped);
   }
   __syncthreads();
   u64 base = sh.base;

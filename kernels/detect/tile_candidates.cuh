@@ -243,11 +243,14 @@ __device__ __forceinline__ float tile_score(const float* smem, int j) {
   const int tid = static_cast<int>(threadIdx.x);
   return smem[((tid / Policy::kTileW) * Policy::kItems + j + R) * rwp + tid % Policy::kTileW + R];
 }
-__device__ __forceinline__ u32 tile_index_of(const NmsArgs& a, int tx0, int ty0, int j) {
+__device__ __forceinline__ u32 tile_index_at(u32 width, int tx0, int ty0, int j) {
   const int tid = static_cast<int>(threadIdx.x);
   const u32 gx = static_cast<u32>(tx0 + tid % Policy::kTileW);
   const u32 gy = static_cast<u32>(ty0 + (tid / Policy::kTileW) * Policy::kItems + j);
-  return gy * static_cast<u32>(a.v.width) + gx;
+  return gy * width + gx;
+}
+__device__ __forceinline__ u32 tile_index_of(const NmsArgs& a, int tx0, int ty0, int j) {
+  return tile_index_at(static_cast<u32>(a.v.width), tx0, ty0, j);
 }
 
 // A runtime radius (the finish's passes, radii above kMaxFixedRadius): the outputs of this thread,
@@ -371,7 +374,20 @@ struct CandArgs {
   const u32* bands;  // the feed's band maxima (kernels/max_feed.h), 0 where not written
   int band_pitch;
   u32 tile_stride;  // block b takes tile b · tile_stride mod ntiles (coprime: each tile once)
+  u32 k;  // max_detections, for the dense blocks' bounds (Header); 0: no bounds, nothing dropped
 };
+
+// A block with at least this many candidates reads the frame's bound so far (Header) and drops its
+// keys above it: 1/8 of a tile, the density at which the buffer (W·H/8 keys) would overflow.
+constexpr int kDenseBlock = Policy::kTileW * Policy::kTileH / 8;
+
+// The bound so far as a key (~0: none).
+__device__ __forceinline__ u64 read_bound(const Header* h) { return ~__ldcg(&h->bound_c); }
+// Proposes `last` (the largest of at least max_detections kept candidates) as the frame's bound,
+// where it is smaller than the bound so far. One thread.
+__device__ __forceinline__ void propose_bound(Header* h, u64 last) {
+  if (~last > *static_cast<volatile const u64*>(&h->bound_c)) atomicMax(&h->bound_c, ~last);
+}
 
 // Whether the feed says that no pixel of the output rows [ty0, ty1) of the 64 columns at tx0 is
 // above thresh: every band (8 rows × 64 columns of the image's grid) they touch was written whole
@@ -396,6 +412,71 @@ __device__ __forceinline__ bool bands_below(const CandArgs& a, int tx0, int ty0,
 template <class Args>
 __device__ __forceinline__ float candidates_threshold(const Args& a, u32 max_key) {
   return a.use_quality ? quality_threshold(a.quality, max_key) : a.thresh;
+}
+
+// The best score of the block's candidates (the bits of `mask` in each thread) into h->best: one
+// atomic a block. Every thread; *slot (shared) zeroed before a barrier that precedes the call.
+template <int R>
+__device__ __forceinline__ void block_best_score(Header* h, const float* tile, u32 mask,
+                                                 u32* slot) {
+  float top = -INFINITY;
+#pragma unroll
+  for (int j = 0; j < Policy::kItems; ++j) {
+    if ((mask >> j) & 1u) top = fmaxf(top, tile_score<R>(tile, j));
+  }
+  if (mask) atomicMax(slot, order_key(top));
+  __syncthreads();
+  if (threadIdx.x == 0) atomicMax(&h->best, *slot);
+}
+
+// The end of a dense tile's block (at least kDenseBlock candidates, the bits of `mask` in each
+// thread; a flat or noisy frame): its keys above the frame's bound so far are dropped (counted in
+// h->dropped), the rest reserved and written; with at least max_detections of them left, their
+// largest is proposed as the bound (Header). Apart from the kernel, which keeps 32 registers.
+template <int R>
+__device__ __noinline__ void dense_tile_tail(u32 k, u32 width, Header* h, u64* cand, u64 cap,
+                                             const float* tile, int tx0, int ty0, u32 mask) {
+  using Scan = cub::BlockScan<int, Policy::kThreads>;
+  __shared__ typename Scan::TempStorage scan;
+  __shared__ u64 base, last;
+  __shared__ u32 best;
+  const u64 bound = read_bound(h);
+  u32 keep = 0;
+#pragma unroll
+  for (int j = 0; j < Policy::kItems; ++j) {
+    if (((mask >> j) & 1u) &&
+        candidate_key(tile_score<R>(tile, j), tile_index_at(width, tx0, ty0, j)) <= bound) {
+      keep |= 1u << j;
+    }
+  }
+  // Kept keys in the low 16 bits, all in the high (at most 2048 each): one scan.
+  int offset = 0, sums = 0;
+  Scan(scan).ExclusiveSum(__popc(keep) | (__popc(mask) << 16), offset, sums);
+  const int total = sums & 0xFFFF;
+  if (threadIdx.x == 0) {
+    base = total ? atomicAdd(&h->count, static_cast<u64>(total)) : 0;
+    const int dropped = (sums >> 16) - total;
+    if (dropped) atomicAdd(&h->dropped, static_cast<u64>(dropped));
+    last = 0;
+    best = 0;
+  }
+  __syncthreads();
+  if (total == 0) return;  // uniform
+  u64 at = base + static_cast<u64>(offset & 0xFFFF);
+  u64 mine = 0;
+#pragma unroll
+  for (int j = 0; j < Policy::kItems; ++j) {
+    if ((keep >> j) & 1u) {
+      const u64 key = candidate_key(tile_score<R>(tile, j), tile_index_at(width, tx0, ty0, j));
+      if (at < cap) cand[at] = key;
+      mine = max(mine, key);
+      ++at;
+    }
+  }
+  const bool propose = static_cast<u32>(total) >= k;  // uniform
+  if (propose && keep) atomicMax(&last, mine);
+  block_best_score<R>(h, tile, keep, &best);
+  if (threadIdx.x == 0 && propose) propose_bound(h, last);
 }
 
 // Blocks an SM for the compiled radii: 8 (32 registers, a 1080p frame's 1020 tiles in one wave)
@@ -427,6 +508,7 @@ __global__ void __launch_bounds__(Policy::kThreads, cand_min_blocks(R))
     using Scan = cub::BlockScan<int, Policy::kThreads>;
     __shared__ typename Scan::TempStorage scan;
     __shared__ u64 block_base;
+    __shared__ u32 block_best;
     const int tile_index = static_cast<int>(static_cast<unsigned long long>(blockIdx.x) *
                                             a.tile_stride % static_cast<u32>(a.nms.ntiles));
     const int tx0 = (tile_index % a.nms.tiles_x) * Policy::kTileW;
@@ -440,7 +522,14 @@ __global__ void __launch_bounds__(Policy::kThreads, cand_min_blocks(R))
     int offset = 0, total = 0;
     Scan(scan).ExclusiveSum(__popc(mask), offset, total);
     if (total == 0) return;  // uniform over the block
-    if (threadIdx.x == 0) block_base = atomicAdd(&h->count, static_cast<u64>(total));
+    if (a.k > 0 && total >= kDenseBlock) {  // uniform: a flat or noisy frame
+      dense_tile_tail<R>(a.k, static_cast<u32>(a.nms.v.width), h, cand, cap, tile, tx0, ty0, mask);
+      return;
+    }
+    if (threadIdx.x == 0) {
+      block_base = atomicAdd(&h->count, static_cast<u64>(total));
+      block_best = 0;
+    }
     __syncthreads();
     u64 at = block_base + static_cast<u64>(offset);
 #pragma unroll
@@ -452,6 +541,7 @@ __global__ void __launch_bounds__(Policy::kThreads, cand_min_blocks(R))
         ++at;
       }
     }
+    block_best_score<R>(h, tile, mask, &block_best);
   } else {
     u64 comp[Policy::kItems];
     bool flag[Policy::kItems];
