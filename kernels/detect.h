@@ -30,8 +30,10 @@ struct DetectParams {
   int max_detections = 1000;
   // GPU strips (quality, the maximum gathered by the response's writer): some launch_detect_
   // candidates ran before every strip's maximum was in, with a lower threshold; the finish then
-  // keeps only the candidates above the frame's own (see "Strips" below). Costs the finish one
-  // more pass over the candidates; harmless when set without need.
+  // keeps only the candidates above the frame's own (see "Strips" below). Set alike for the
+  // candidates' launches (no dense-frame bounds then: their keys may lie below the frame's
+  // threshold) and the finish. Costs the finish one more pass over the candidates and dense frames
+  // their fast path; harmless to results when set without need.
   bool candidates_ahead = false;
 };
 
@@ -138,7 +140,8 @@ cudaError_t launch_detect(const DetectParams& p, const ImageView& response, int 
 // Where the maximum is gathered by the response's writer, step 2 for a strip may also run as soon
 // as the response rows it reads are written, before the other strips' maxima are in: it then uses
 // quality · (the maximum gathered so far), a lower bound of the frame's threshold, so it appends a
-// superset of its candidates; with p.candidates_ahead the finish counts and keeps only the keys
+// superset of its candidates; with p.candidates_ahead (for those candidates' launches and the
+// finish alike) the finish counts and keeps only the keys
 // above the frame's own (one more pass over the buffer, or over the image where the buffer
 // overflowed).
 // The result equals launch_detect over [y0, y1). The caller orders the steps (one stream, or

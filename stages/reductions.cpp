@@ -208,8 +208,8 @@ class DetectGpu : public StageGpu {
       check_stage_launch(launch_detect_max(p_, in_, y0, y1, ws_.get(), stream), label_,
                          "launch_detect_max");
     } else {
-      check_stage_launch(launch_detect_candidates(p_, in_, y0, y1, ws_.get(), ctx, stream), label_,
-                         "launch_detect_candidates");
+      check_stage_launch(launch_detect_candidates(params(), in_, y0, y1, ws_.get(), ctx, stream),
+                         label_, "launch_detect_candidates");
     }
   }
   bool merges_after(int pass) const override { return pass == (p_.use_quality ? 1 : 0); }
@@ -217,9 +217,7 @@ class DetectGpu : public StageGpu {
   // maximum gathered so far; the finish applies the frame's threshold (kernels/detect.h, Strips).
   bool joins_before(int pass) const override { return pass > 0 && !max_fed_; }
   void merge(int, GpuStream stream) override {
-    DetectParams p = p_;
-    p.candidates_ahead = max_fed_ && strips_ > 1;  // joins_before: strips ran ahead
-    check_stage_launch(launch_detect_finish(p, in_, 0, in_.height, ws_.get(),
+    check_stage_launch(launch_detect_finish(params(), in_, 0, in_.height, ws_.get(),
                                             out_.device<DetectDeviceResult>(), stream),
                        label_, "launch_detect_finish");
     out_.copy_back(stream);
@@ -229,6 +227,14 @@ class DetectGpu : public StageGpu {
   }
 
  private:
+  // The candidates' launches and the finish alike: strips run ahead of the maximum where it is fed
+  // and the frame has several (joins_before), so their thresholds are lower bounds
+  // (kernels/detect.h).
+  DetectParams params() const {
+    DetectParams p = p_;
+    p.candidates_ahead = max_fed_ && strips_ > 1;
+    return p;
+  }
   DetectParams p_;
   std::string label_;
   bool max_fed_ = false;

@@ -139,7 +139,7 @@ class GpuDetector {
     for (std::size_t i = 0; i <= n; ++i) {
       if (i < n) JP_CUDA(launch_detect_max(p_, dev, cuts[i], cuts[i + 1], ws_.get(), stream_));
       if (i > 0) {
-        JP_CUDA(launch_detect_candidates(p_, dev, cuts[i - 1], cuts[i], ws_.get(), LaunchContext{},
+        JP_CUDA(launch_detect_candidates(p, dev, cuts[i - 1], cuts[i], ws_.get(), LaunchContext{},
                                          stream_));
       }
     }
