@@ -479,6 +479,7 @@ __device__ __noinline__ void dense_tile_tail(u32 k, u32 width, Header* h, u64* c
   const bool propose = static_cast<u32>(total) >= k;  // uniform
   if (propose && keep) atomicMax(&last, mine);
   warp_best_score<R>(h, tile, keep);
+  __syncthreads();  // every warp's `last` is in
   if (threadIdx.x == 0 && propose) propose_bound(h, last);
 }
 
