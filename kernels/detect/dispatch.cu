@@ -13,12 +13,13 @@
 //   below the threshold returns before reading the response.
 //   Or detect_stream (DetectPath; F32, aligned rows, r ≤ 4): warps stream rows through shared
 //   memory, survivors gathered per block in shared memory, one atomicAdd per block (below).
-//   Dense candidates (a flat or noisy frame; docs/decisions/041-detect-dense-bounds.md): a block
-//   (a warp of the rows kernel) that holds at least K = max_detections keys proposes the largest
-//   as the frame's bound (atomicMax on its complement, Header); a tile with at least 1/8 of its
-//   pixels as candidates, and every warp of the rows kernel, drops its keys above the bound so far
-//   (counted: N stays exact); every block publishes its best score. Not where strips run ahead of
-//   the maximum (their keys may lie below the frame's threshold).
+//   Dense candidates (a flat frame; docs/decisions/041-detect-dense-bounds.md): a tile with at
+//   least max(a quarter of its pixels, K = max_detections) candidates, or a warp of the rows kernel that
+//   turned dense (≥ 1 candidate per 4 pixels at a flush of its part), takes a separate non-inlined
+//   routine: it drops its keys above the frame's bound so far (counted: N stays exact) and, holding
+//   at least K kept keys, proposes the largest as the bound (atomicMax on its complement, Header).
+//   Other tiles and warps run the plain code. Not where strips run ahead of the maximum (their keys
+//   may lie below the frame's threshold), nor for r = 0 tiles.
 // - detect_finish (a cooperative launch): the best K = max_detections in the contract's order;
 //   with DetectParams::candidates_ahead (strips' candidates ran with a lower bound of the
 //   threshold), only those above the frame's own threshold count: where the buffer holds few
@@ -33,8 +34,9 @@
 // buffer holds every key ≤ some bound and at least min(N, K) keys, so the K smallest of the buffer
 // are the K smallest of all. When no key was dropped and N ≤ C the buffer holds every candidate;
 // keys are dropped only above a proposed bound, which has ≥ K keys at or below it, all kept. When
-// the reserved keys exceed C and the bound's score is the frame's best (a flat frame), every key up
-// to the bound lies in the rows up to the bound's row: one pass over those rows refills the buffer.
+// the reserved keys exceed C, the rows up to the bound's fit C and the bound's score is the rows'
+// largest (one read of the rows, no NMS: a flat frame), every key up to the bound lies in the rows
+// up to the bound's row: one pass over those rows refills the buffer.
 // Otherwise (e.g. dark noise of few levels: a bound's score below the best), the whole grid re-runs
 // the NMS over the rows in passes (grid-wide barriers): one pass for the min and max key, then
 // radix-select passes, each a histogram of 1024 bins over the remaining key range (the range
@@ -57,6 +59,7 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <climits>
 #include <cstdint>
 #include <cub/device/device_radix_sort.cuh>
 #include <numeric>
@@ -111,6 +114,7 @@ CandArgs cand_args(const DetectParams& p, const ImageView& v, int y0, int y1, bo
   a.thresh = static_cast<float>(p.threshold);
   // Bounds need every candidate above the frame's own threshold: none where strips run ahead.
   a.k = p.use_quality && p.candidates_ahead ? 0u : static_cast<u32>(std::max(p.max_detections, 0));
+  a.dense_min = a.k > 0 ? std::max(kDenseBlock, p.max_detections) : INT_MAX;
   return a;
 }
 

@@ -435,6 +435,22 @@ __device__ __forceinline__ u64 rank_write(const u64* src, int n, u64 limit, u64 
 
 // (256, 2): at most 128 registers, so two blocks fit an SM; with (256) alone ptxas trimmed the
 // integer responses' instances to 64 registers and spilled.
+// The order key of the largest score of rows [y0, y1) (every pixel, no NMS: at least every
+// candidate's; fmaxf drops NaN, which is never a candidate) into *top, zeroed before; every block.
+template <class T>
+__device__ u32 grid_max_key(const NmsArgs& a, u32* top, Grid& grid) {
+  float m = -INFINITY;
+  for (int y = a.y0 + static_cast<int>(blockIdx.x); y < a.y1; y += static_cast<int>(gridDim.x)) {
+    for (int x = static_cast<int>(threadIdx.x); x < a.v.width; x += Policy::kThreads) {
+      m = fmaxf(m, load_score<T>(a.v, x, y));
+    }
+  }
+  const u32 key = __reduce_max_sync(0xffffffffu, m > -INFINITY ? order_key(m) : 0u);
+  if ((threadIdx.x & 31) == 0 && key) atomicMax(top, key);
+  grid.sync();
+  return __ldcg(top);
+}
+
 template <class T, bool kSmemTile>
 __global__ void __launch_bounds__(Policy::kThreads, 2) detect_finish_kernel(FinishArgs a) {
   dev::BlockTrace trace(5);
@@ -457,13 +473,12 @@ __global__ void __launch_bounds__(Policy::kThreads, 2) detect_finish_kernel(Fini
   // block reads them again), here rather than at the kernel's end: its atomic round trip overlaps
   // the work below instead of following it.
   __shared__ u64 count_read, dropped_read, bound_read;
-  __shared__ u32 max_read, best_read;
+  __shared__ u32 max_read;
   if (threadIdx.x == 0) {
     count_read = *static_cast<volatile const u64*>(&h->count);
     max_read = *static_cast<volatile const u32*>(&h->max_key);
     dropped_read = *static_cast<volatile const u64*>(&h->dropped);
     bound_read = ~*static_cast<volatile const u64*>(&h->bound_c);
-    best_read = *static_cast<volatile const u32*>(&h->best);
   }
   __syncthreads();
   // The candidates have read the feed's bands: zeroed for the next frame (16-byte stores; the band
@@ -484,7 +499,6 @@ __global__ void __launch_bounds__(Policy::kThreads, 2) detect_finish_kernel(Fini
       h->max_key = 0;
       h->bound_c = 0;
       h->dropped = 0;
-      h->best = 0;
       h->done = 0;
     }
   }
@@ -502,6 +516,7 @@ __global__ void __launch_bounds__(Policy::kThreads, 2) detect_finish_kernel(Fini
       }
       if (threadIdx.x == 0) {
         h->valid = 0;
+        h->top = 0;
         h->compacted[0] = h->compacted[1] = 0;
         h->lo[0] = h->lo[1] = ~0ull;
         h->hi[0] = h->hi[1] = 0;
@@ -521,15 +536,17 @@ __global__ void __launch_bounds__(Policy::kThreads, 2) detect_finish_kernel(Fini
                                            a.points, work, &pre);
   } else if (stored > a.cap) {  // the buffer overflowed: re-run the NMS until the wanted keys fit
     init();
-    // Where the bound's score is the frame's best (a flat frame), every key up to it lies in the
+    // Where the bound's score is the rows' largest (a flat frame), every key up to it lies in the
     // rows up to the bound's: one pass over those rows gathers them (no candidates run ahead here).
+    // The largest score: one read of the rows (no NMS), only where the bound's rows fit the buffer.
     NmsArgs rows = a.c.nms;
     u64 bound = ~0ull;
     bool near = false;
-    if (!lower && bound_read != ~0ull && static_cast<u32>(bound_read >> 32) == ~best_read) {
+    if (!lower && bound_read != ~0ull) {
       const u64 last_row = static_cast<u32>(bound_read) / static_cast<u32>(rows.v.width);
       const u64 n_rows = last_row + 1 - static_cast<u64>(rows.y0);
-      if (n_rows * static_cast<u64>(rows.v.width) <= a.cap) {
+      if (n_rows * static_cast<u64>(rows.v.width) <= a.cap &&
+          static_cast<u32>(bound_read >> 32) == ~grid_max_key<T>(a.c.nms, &h->top, grid)) {
         rows.ntiles =
             rows.tiles_x * static_cast<int>((n_rows + Policy::kTileH - 1) / Policy::kTileH);
         bound = bound_read;

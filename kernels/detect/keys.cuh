@@ -40,14 +40,14 @@ struct Header {
   u64 count;         // candidates reserved in the buffer, also beyond it (reset by the finish)
   u32 max_key;       // order_key of the maximum, 0 = none yet (reset by the finish)
   u32 done;          // finish blocks that have read the header; the last one resets it
-  // Dense candidates (every field below reset by the finish): a launch's block holding at least
-  // max_detections candidates proposes the largest of them as a bound (at least max_detections
-  // candidates are at or below it); blocks then drop their keys above the smallest bound so far,
-  // counted in `dropped` (N = count + dropped). best: the best score's order key over the kept
-  // candidates. 0 = none, for both (bound_c holds ~bound).
+  // Dense candidates (both reset by the finish): a dense tile's block, or a dense warp of the
+  // rows kernel, holding at least max_detections candidates proposes the largest of them as a
+  // bound (at least max_detections candidates are at or below it); dense blocks and warps then drop
+  // their keys above the smallest bound so far, counted in `dropped` (N = count + dropped). 0 =
+  // none (bound_c holds ~bound).
   u64 bound_c;
   u64 dropped;
-  u32 best;
+  u32 top;     // finish scratch: the order key of the rows' largest score (initialized when used)
   u32 unused;
   u64 out_count;     // points of this frame, for detect_write
   u64 valid;         // finish scratch from here on (initialized by the finish when it needs it)

@@ -52,14 +52,36 @@ struct StreamArgs {
   u32 k;  // CandArgs::k
 };
 
+// A warp's dense state (decision 041), after its keys in its part of the shared buffer. A warp
+// turns dense at a flush of its part where it has found at least one candidate per
+// kDenseRowPixels pixels (a flat frame; noise has ~1/9 at r = 1, real frames far fewer); from then
+// on its keys above its bound are dropped, and once it has kept k of them it proposes their largest
+// as the frame's bound and takes that as its own.
+struct StreamDense {
+  u64 bound;    // the frame's bound when the warp turned dense, or its own proposal (~0: none)
+  u64 last;     // the largest key kept since the warp turned dense
+  u32 k;        // max_detections; 0: never dense
+  u32 seen;     // keys flushed so far (the density test)
+  u32 kept;     // keys kept since the warp turned dense
+  u32 dropped;  // keys dropped (for h->dropped)
+  int state;    // 0: plain, 1: dense, 2: dense and proposed
+  int unused;
+};
+constexpr int kDenseRowPixels = 4;
+struct StreamPart {
+  u64 keys[StreamPolicy::kWarpCap];
+  StreamDense dense;
+};
+__device__ __forceinline__ StreamDense& dense_of(u64* buf) {
+  return reinterpret_cast<StreamPart*>(buf)->dense;  // buf: a part's keys, its first member
+}
+
 template <int R>
 struct StreamShared {
   float4 rows[StreamPolicy::kWarps][StreamPolicy::kSlots][StreamPolicy::kRowF4];
   float4 hmax[StreamPolicy::kWarps][2 * R + 1][32];  // row maxima of the last 2R + 1 input rows
-  u64 keys[StreamPolicy::kWarps][StreamPolicy::kWarpCap];
+  StreamPart parts[StreamPolicy::kWarps];  // each warp's keys and dense state
   int count[StreamPolicy::kWarps];
-  u32 best[StreamPolicy::kWarps];
-  u32 dropped[StreamPolicy::kWarps];
   u64 base;
 };
 
@@ -153,10 +175,11 @@ __device__ __forceinline__ void warp_store_keys(const u64* keys, int count, u64*
 
 // The warp's survivors of one row (bits of `surv` in each lane, scores c, columns gx + j) into its
 // part of the shared buffer, which holds `count` keys; the part is flushed first (one global
-// atomic) if they would not fit. Returns the new count. Not inlined: rare next to the rows without
-// one.
-__device__ __noinline__ int stream_append(unsigned surv, float4 c, u32 index, int count, u64* buf,
-                                          Header* h, u64* cand, u64 cap) {
+// atomic) if they would not fit, and a flush of a dense warp's part turns it dense (StreamDense;
+// rows: the output rows the warp has tested). Returns the new count.
+__device__ __forceinline__ int stream_append_keys(unsigned surv, float4 c, u32 index, int count,
+                                                  u64* buf, Header* h, u64* cand, u64 cap,
+                                                  int rows) {
   constexpr unsigned kAll = 0xffffffffu;
   const int lane = threadIdx.x & 31;
   const int n = __popc(surv);
@@ -172,6 +195,23 @@ __device__ __noinline__ int stream_append(unsigned surv, float4 c, u32 index, in
     u64 base = 0;
     if (lane == 0) base = atomicAdd(&h->count, static_cast<u64>(count));
     warp_store_keys(buf, count, cand, __shfl_sync(kAll, base, 0), cap, lane);
+    StreamDense& d = dense_of(buf);
+    if (d.state == 0 && d.k > 0) {  // uniform
+      const u32 seen = d.seen + static_cast<u32>(count);
+      const bool dense = static_cast<long long>(seen) * kDenseRowPixels >=
+                         static_cast<long long>(rows) * StreamPolicy::kOut;
+      const u64 bound = dense ? read_bound(h) : 0;
+      __syncwarp();
+      if (lane == 0) {
+        d.seen = seen;
+        if (dense) {
+          d.bound = bound;
+          d.last = 0;
+          d.kept = 0;
+          d.state = 1;
+        }
+      }
+    }
     __syncwarp();
     count = 0;
   }
@@ -182,6 +222,61 @@ __device__ __noinline__ int stream_append(unsigned surv, float4 c, u32 index, in
     if (surv & (1u << j)) buf[pos++] = candidate_key(sc[j], index + j);
   }
   return count + total;
+}
+
+// stream_append_keys for a dense warp: its keys above its bound dropped first; with k kept since
+// it turned dense, it proposes the largest (StreamDense).
+__device__ __noinline__ int stream_append_dense(unsigned surv, float4 c, u32 index, int count,
+                                                u64* buf, Header* h, u64* cand, u64 cap, int rows) {
+  constexpr unsigned kAll = 0xffffffffu;
+  const int lane = threadIdx.x & 31;
+  StreamDense& d = dense_of(buf);
+  const u64 bound = d.bound;
+  const float sc[4] = {c.x, c.y, c.z, c.w};
+  u32 dropped = 0;
+  u64 mine = 0;
+#pragma unroll
+  for (int j = 0; j < 4; ++j) {
+    if (surv & (1u << j)) {
+      const u64 key = candidate_key(sc[j], index + j);
+      if (key > bound) {
+        surv &= ~(1u << j);
+        ++dropped;
+      } else {
+        mine = max(mine, key);
+      }
+    }
+  }
+  const u32 n = __reduce_add_sync(kAll, static_cast<u32>(__popc(surv)));
+  dropped = __reduce_add_sync(kAll, dropped);
+  if (n > 0) count = stream_append_keys(surv, c, index, count, buf, h, cand, cap, rows);
+  const u32 hi = __reduce_max_sync(kAll, static_cast<u32>(mine >> 32));
+  const u32 lo =
+      __reduce_max_sync(kAll, static_cast<u32>(mine >> 32) == hi ? static_cast<u32>(mine) : 0u);
+  const u64 wmax = (static_cast<u64>(hi) << 32) | lo;
+  __syncwarp();
+  if (lane == 0) {
+    d.dropped += dropped;
+    d.kept += n;
+    d.last = max(d.last, wmax);
+    if (d.state == 1 && d.kept >= d.k) {
+      propose_bound(h, d.last);
+      d.bound = min(d.bound, d.last);
+      d.state = 2;
+    }
+  }
+  __syncwarp();
+  return count;
+}
+
+// The survivors of one row, as stream_append_keys (or stream_append_dense for a dense warp). Not
+// inlined: rare next to the rows without one.
+__device__ __noinline__ int stream_append(unsigned surv, float4 c, u32 index, int count, u64* buf,
+                                          Header* h, u64* cand, u64 cap, int rows) {
+  if (dense_of(buf).state != 0) {
+    return stream_append_dense(surv, c, index, count, buf, h, cand, cap, rows);
+  }
+  return stream_append_keys(surv, c, index, count, buf, h, cand, cap, rows);
 }
 
 template <int R>
@@ -204,15 +299,14 @@ __global__ void __launch_bounds__(StreamPolicy::kThreads, StreamPolicy::min_bloc
   const int ys = a.y0 + static_cast<int>(blockIdx.y) * a.rows_per_warp;
   const int ye = min(ys + a.rows_per_warp, a.y1);
   int count = 0;  // keys in this warp's part (uniform over the warp)
-  // Dense rows (Header): keys above the frame's bound when the warp starts, or its own proposal,
-  // are dropped; a warp that has kept max_detections keys proposes the largest. (Reading the bound
-  // again after each flush of the warp's part, an L2 round trip behind the flush's atomic, cost
-  // the noise frame's rows ~37%: 790 → 1,087 µs at 16384², H100.)
-  u64 bound = a.k > 0 ? read_bound(h) : ~0ull;
-  u32 kept = 0, dropped = 0, best = 0;  // kept: uniform; dropped, best: this lane's
-  u64 last = 0;                         // this lane's largest kept key
-  bool proposed = a.k == 0;
-  u64* buf = sh.keys[warp];
+  u64* buf = sh.parts[warp].keys;
+  if (lane == 0) {
+    StreamDense& d = sh.parts[warp].dense;
+    d.k = a.k;
+    d.seen = 0;
+    d.dropped = 0;
+    d.state = 0;
+  }
   float4(&rows)[P::kSlots][P::kRowF4] = sh.rows[warp];
   float4(&hmax)[kRing][32] = sh.hmax[warp];
 
@@ -283,34 +377,7 @@ __global__ void __launch_bounds__(StreamPolicy::kThreads, StreamPolicy::min_bloc
         if (__any_sync(kAll, surv)) {
           const u32 index =
               static_cast<u32>(ys + i - 2 * R) * static_cast<u32>(a.v.width) + static_cast<u32>(gx);
-          const float sc[4] = {c.x, c.y, c.z, c.w};
-#pragma unroll
-          for (int j = 0; j < 4; ++j) {
-            if (surv & (1u << j)) {
-              const u64 key = candidate_key(sc[j], index + j);
-              if (key > bound) {
-                surv &= ~(1u << j);
-                ++dropped;
-              } else {
-                best = max(best, ~static_cast<u32>(key >> 32));
-                last = max(last, key);
-              }
-            }
-          }
-          const int n = __reduce_add_sync(kAll, __popc(surv));
-          if (n > 0) {
-            count = stream_append(surv, c, index, count, buf, h, cand, cap);
-            kept += static_cast<u32>(n);
-            if (!proposed && kept >= a.k) {
-              const u32 hi = __reduce_max_sync(kAll, static_cast<u32>(last >> 32));
-              const u32 lo = __reduce_max_sync(
-                  kAll, static_cast<u32>(last >> 32) == hi ? static_cast<u32>(last) : 0u);
-              const u64 wlast = (static_cast<u64>(hi) << 32) | lo;
-              if (lane == 0) propose_bound(h, wlast);
-              bound = min(bound, wlast);
-              proposed = true;
-            }
-          }
+          count = stream_append(surv, c, index, count, buf, h, cand, cap, i - 2 * R + 1);
         }
       }
       slot = slot + 1 == P::kSlots ? 0 : slot + 1;
@@ -321,27 +388,17 @@ __global__ void __launch_bounds__(StreamPolicy::kThreads, StreamPolicy::min_bloc
   }
 
   // The block's survivors: one global atomic for all its warps.
-  best = __reduce_max_sync(kAll, best);
-  dropped = __reduce_add_sync(kAll, dropped);
   if (lane == 0) {
     sh.count[warp] = count;
-    sh.best[warp] = best;
-    sh.dropped[warp] = dropped;
+    const u32 dropped = sh.parts[warp].dense.dropped;  // 0 unless the warp turned dense
+    if (dropped) atomicAdd(&h->dropped, static_cast<u64>(dropped));
   }
   __syncthreads();
   if (threadIdx.x == 0) {
     int total = 0;
-    u32 block_best = 0;
-    u64 block_dropped = 0;
 #pragma unroll
-    for (int w = 0; w < P::kWarps; ++w) {
-      total += sh.count[w];
-      block_best = max(block_best, sh.best[w]);
-      block_dropped += sh.dropped[w];
-    }
+    for (int w = 0; w < P::kWarps; ++w) total += sh.count[w];
     sh.base = total ? atomicAdd(&h->count, static_cast<u64>(total)) : 0;
-    raise_best(h, block_best);
-    if (block_dropped) atomicAdd(&h->dropped, block_dropped);
   }
   __syncthreads();
   u64 base = sh.base;

@@ -374,20 +374,17 @@ struct CandArgs {
   const u32* bands;  // the feed's band maxima (kernels/max_feed.h), 0 where not written
   int band_pitch;
   u32 tile_stride;  // block b takes tile b · tile_stride mod ntiles (coprime: each tile once)
-  u32 k;  // max_detections, for the dense blocks' bounds (Header); 0: no bounds, nothing dropped
+  u32 k;          // max_detections, for the dense bounds (Header); 0: no bounds, nothing dropped
+  int dense_min;  // candidates of a tile that take dense_tile_tail: max(kDenseBlock, k); or never
 };
 
-// A block with at least this many candidates reads the frame's bound so far (Header) and drops its
-// keys above it: 1/8 of a tile, the density at which the buffer (W·H/8 keys) would overflow.
-constexpr int kDenseBlock = Policy::kTileW * Policy::kTileH / 8;
+// A tile with at least max(kDenseBlock, max_detections) candidates (CandArgs::dense_min) takes
+// dense_tile_tail: a quarter of the tile, far above noise (~1/9 at r = 1), so noise and normal
+// frames keep the plain path (decision 041).
+constexpr int kDenseBlock = Policy::kTileW * Policy::kTileH / 4;
 
 // The bound so far as a key (~0: none).
 __device__ __forceinline__ u64 read_bound(const Header* h) { return ~__ldcg(&h->bound_c); }
-// h->best = max(h->best, best) (an order key, 0 = none), with no atomic where it would not raise it
-// (the usual case once the frame's best is in: one L2 read).
-__device__ __forceinline__ void raise_best(Header* h, u32 best) {
-  if (best > *static_cast<volatile const u32*>(&h->best)) atomicMax(&h->best, best);
-}
 // Proposes `last` (the largest of at least max_detections kept candidates) as the frame's bound,
 // where it is smaller than the bound so far. One thread.
 __device__ __forceinline__ void propose_bound(Header* h, u64 last) {
@@ -419,31 +416,39 @@ __device__ __forceinline__ float candidates_threshold(const Args& a, u32 max_key
   return a.use_quality ? quality_threshold(a.quality, max_key) : a.thresh;
 }
 
-// The best score of the block's candidates (the bits of `mask` in each thread) into h->best: a
-// warp's maximum, its atomic only where it raises the best so far (one a block, after a barrier,
-// made ~131 K atomics on one address at 16384²: +111 µs on the harris frame's tiles, H100). Every
-// thread of the block.
-template <int R>
-__device__ __forceinline__ void warp_best_score(Header* h, const float* tile, u32 mask) {
-  u32 top = 0;  // order keys of scores; 0 = none
-#pragma unroll
-  for (int j = 0; j < Policy::kItems; ++j) {
-    if ((mask >> j) & 1u) top = max(top, order_key(tile_score<R>(tile, j)));
-  }
-  top = __reduce_max_sync(0xffffffffu, top);
-  if ((threadIdx.x & 31) == 0 && top) raise_best(h, top);
-}
+using TileScan = cub::BlockScan<int, Policy::kThreads>;
+// The tiles kernel's scan storage and block base (R ≥ 0), shared with dense_tile_tail: at file
+// scope so the call passes no pointers to them (a 32-register kernel; ptxas allocates them in the
+// kernels that use them only).
+__shared__ TileScan::TempStorage tile_scan;
+__shared__ u64 tile_word;
+// What dense_tile_tail needs of the kernel's state, put here by thread 0 before the call: the call
+// then passes one register (a 32-register kernel spilled around a call of nine arguments).
+struct DenseTile {
+  Header* h;
+  u64* cand;
+  u64 cap;
+  u32 k, width;
+  int tx0, ty0;
+};
+__shared__ DenseTile tile_dense;
 
-// The end of a dense tile's block (at least kDenseBlock candidates, the bits of `mask` in each
-// thread; a flat or noisy frame): its keys above the frame's bound so far are dropped (counted in
-// h->dropped), the rest reserved and written; with at least max_detections of them left, their
-// largest is proposed as the bound (Header). Apart from the kernel, which keeps 32 registers.
+// The end of a dense tile's block (at least CandArgs::dense_min candidates, the bits of `mask` in
+// each thread; a flat frame): its keys above the frame's bound so far are dropped (counted in
+// h->dropped), the rest reserved and written; with at least k of them kept, their largest is
+// proposed as the bound (Header). Not inlined, and it reuses the kernel's scan storage and block
+// base, so the plain path keeps main's registers and shared memory.
 template <int R>
-__device__ __noinline__ void dense_tile_tail(u32 k, u32 width, Header* h, u64* cand, u64 cap,
-                                             const float* tile, int tx0, int ty0, u32 mask) {
-  using Scan = cub::BlockScan<int, Policy::kThreads>;
-  __shared__ typename Scan::TempStorage scan;
-  __shared__ u64 base, last;
+__device__ __noinline__ void dense_tile_tail(u32 mask) {
+  const float* tile = reinterpret_cast<const float*>(dyn_smem());
+  TileScan::TempStorage& scan = tile_scan;
+  u64& word = tile_word;
+  __syncthreads();  // tile_dense is in; every thread is done with the kernel's scan of the storage
+  Header* const h = tile_dense.h;
+  u64* const cand = tile_dense.cand;
+  const u64 cap = tile_dense.cap;
+  const u32 k = tile_dense.k, width = tile_dense.width;
+  const int tx0 = tile_dense.tx0, ty0 = tile_dense.ty0;
   const u64 bound = read_bound(h);
   u32 keep = 0;
 #pragma unroll
@@ -455,17 +460,16 @@ __device__ __noinline__ void dense_tile_tail(u32 k, u32 width, Header* h, u64* c
   }
   // Kept keys in the low 16 bits, all in the high (at most 2048 each): one scan.
   int offset = 0, sums = 0;
-  Scan(scan).ExclusiveSum(__popc(keep) | (__popc(mask) << 16), offset, sums);
+  TileScan(scan).ExclusiveSum(__popc(keep) | (__popc(mask) << 16), offset, sums);
   const int total = sums & 0xFFFF;
   if (threadIdx.x == 0) {
-    base = total ? atomicAdd(&h->count, static_cast<u64>(total)) : 0;
+    word = total ? atomicAdd(&h->count, static_cast<u64>(total)) : 0;
     const int dropped = (sums >> 16) - total;
     if (dropped) atomicAdd(&h->dropped, static_cast<u64>(dropped));
-    last = 0;
   }
   __syncthreads();
   if (total == 0) return;  // uniform
-  u64 at = base + static_cast<u64>(offset & 0xFFFF);
+  u64 at = word + static_cast<u64>(offset & 0xFFFF);
   u64 mine = 0;
 #pragma unroll
   for (int j = 0; j < Policy::kItems; ++j) {
@@ -476,11 +480,13 @@ __device__ __noinline__ void dense_tile_tail(u32 k, u32 width, Header* h, u64* c
       ++at;
     }
   }
-  const bool propose = static_cast<u32>(total) >= k;  // uniform
-  if (propose && keep) atomicMax(&last, mine);
-  warp_best_score<R>(h, tile, keep);
-  __syncthreads();  // every warp's `last` is in
-  if (threadIdx.x == 0 && propose) propose_bound(h, last);
+  if (static_cast<u32>(total) < k) return;  // uniform: no proposal
+  __syncthreads();  // every thread has read `word` as its base
+  if (threadIdx.x == 0) word = 0;
+  __syncthreads();
+  if (keep) atomicMax(&word, mine);
+  __syncthreads();  // every warp's largest key is in
+  if (threadIdx.x == 0) propose_bound(h, word);
 }
 
 // Blocks an SM for the compiled radii: 8 (32 registers, a 1080p frame's 1020 tiles in one wave)
@@ -509,9 +515,9 @@ __global__ void __launch_bounds__(Policy::kThreads, cand_min_blocks(R))
     // block's range (one scan, one atomicAdd): no keys held in registers, no gather in smem, so
     // 32 registers (8 blocks an SM: a 1080p frame's 1020 tiles in one wave; H100, 1080p chain
     // 33.2-33.3 µs against 33.6-33.7 with the keys gathered in smem at 40 registers).
-    using Scan = cub::BlockScan<int, Policy::kThreads>;
-    __shared__ typename Scan::TempStorage scan;
-    __shared__ u64 block_base;
+    using Scan = TileScan;
+    TileScan::TempStorage& scan = tile_scan;
+    u64& block_base = tile_word;
     const int tile_index = static_cast<int>(static_cast<unsigned long long>(blockIdx.x) *
                                             a.tile_stride % static_cast<u32>(a.nms.ntiles));
     const int tx0 = (tile_index % a.nms.tiles_x) * Policy::kTileW;
@@ -525,13 +531,15 @@ __global__ void __launch_bounds__(Policy::kThreads, cand_min_blocks(R))
     int offset = 0, total = 0;
     Scan(scan).ExclusiveSum(__popc(mask), offset, total);
     if (total == 0) return;  // uniform over the block
-    if (a.k > 0 && total >= kDenseBlock) {  // uniform: a flat or noisy frame
-      dense_tile_tail<R>(a.k, static_cast<u32>(a.nms.v.width), h, cand, cap, tile, tx0, ty0, mask);
+    // Uniform: a flat frame (decision 041). Not for R = 0: there ptxas spilled around the call.
+    if (R > 0 && total >= a.dense_min) {
+      if (threadIdx.x == 0) {
+        tile_dense = {h, cand, cap, a.k, static_cast<u32>(a.nms.v.width), tx0, ty0};
+      }
+      dense_tile_tail<R>(mask);
       return;
     }
-    if (threadIdx.x == 0) {
-      block_base = atomicAdd(&h->count, static_cast<u64>(total));
-    }
+    if (threadIdx.x == 0) block_base = atomicAdd(&h->count, static_cast<u64>(total));
     __syncthreads();
     u64 at = block_base + static_cast<u64>(offset);
 #pragma unroll
@@ -543,7 +551,6 @@ __global__ void __launch_bounds__(Policy::kThreads, cand_min_blocks(R))
         ++at;
       }
     }
-    warp_best_score<R>(h, tile, mask);
   } else {
     u64 comp[Policy::kItems];
     bool flag[Policy::kItems];
