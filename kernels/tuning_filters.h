@@ -20,10 +20,12 @@ constexpr int kFastThreads = 128;  // 4 warps per block (warps are independent)
 // 16-byte slots in shared memory (512 bytes a warp and slot: 16 KB a block), kFastAhead rows ahead
 // of the row in use. Texture and staged sources keep one row ahead in a register (that register
 // ring, H100, 16384² 5×5, 8 rows a warp: 1 → 218 µs, 2 → 228, 3 → 257; its unrolled period grew
-// with it). kFastAhead 4: not measured yet (docs/decisions/045-gaussian-rows-in-flight.md).
+// with it). kFastAhead, H200, 16384² gaussian 5×5 at 16 rows (µs): 2 → 167.9-169.4, 4 → 158.0-
+// 159.9, 6 → 156.3-158.2, 7 → 158.1-158.8; a 16-slot ring with 8 / 12 ahead 158.7-159.3
+// (docs/decisions/045-gaussian-rows-in-flight.md).
 constexpr int kFastRing = 8;
 constexpr int kFastRingWarpBytes = kFastRing * 512;
-constexpr int kFastAhead = 4;
+constexpr int kFastAhead = 6;
 constexpr int kFastMaxRadius = 4;  // ksize ≤ 9; larger kernels use the separable tile engine
 // Separable tile engine (gaussian and box above 9 taps; the fast kernel's edge columns and the
 // views it does not take): output tile, threads per block.
@@ -156,8 +158,9 @@ inline constexpr FilterPolicy kFilterPolicyDiscrete{
     // 6 → 191.7-192.1 / 191.8-192.2, 8 → 191.6-193.2 / 191.9-194.8, 12 → 201; 5×5: 8 → 194.2-194.7
     // / 210.2-216.0, 12 → 195.4-196.1 / 202.8-203.8, 16 → 203.4-203.8 / 205.9; 7×7: 12 → 209.9-
     // 210.4 / 260.7-261.9, 16 → 206.0-206.5 / 255.9-257.1, 32 → 220.2-220.4 / 248.6-250.3; 9×9
-    // (gaussian): 12 → 267-270, 16 → 265-268, 32 → 257-259. H200 (gaussian 5×5): 8 → 169, 15 → 160.
-    /*fast_rows=*/{6, 12, 16, 16},
+    // (gaussian): 12 → 267-270, 16 → 265-268, 32 → 257-259. 5×5 takes 16, not the H100's 12: on
+    // the H200 (6 ahead) 12 → 160.2-163.7, 16 → 157.3-160.8 (80%); the H100 at 16 stays at 88%.
+    /*fast_rows=*/{6, 16, 16, 16},
     /*fast_rows_min=*/4,
     /*fast_warps_per_sm=*/24,  // the resident warps at 6 blocks of 4 warps (80 registers, 5×5)
                                // H200, the 1080p chain as a graph: 1 → 30.0 µs, 2 → 29.8
