@@ -226,8 +226,9 @@ std::vector<DetectPath> paths_for(const DetectParams& p, const ImageView& dev) {
   return out;
 }
 
-void check_whole(const DetectParams& params, const Case& c, PixelFormat f) {
-  const DetectResult cpu = cpu_detect(params, c.host, 0, c.host.height);
+// Every path that takes the frame against the twin's result `cpu`.
+void check_paths(const DetectParams& params, const Case& c, PixelFormat f,
+                 const DetectResult& cpu) {
   for (const DetectPath path : paths_for(params, c.dev)) {
     DetectParams p = params;
     p.path = path;
@@ -235,6 +236,10 @@ void check_whole(const DetectParams& params, const Case& c, PixelFormat f) {
     GpuDetector d(p, c.dev.width, c.dev.height);
     EXPECT_TRUE(same_result(d.run(c.dev, 0, c.dev.height), cpu));
   }
+}
+
+void check_whole(const DetectParams& params, const Case& c, PixelFormat f) {
+  check_paths(params, c, f, cpu_detect(params, c.host, 0, c.host.height));
 }
 
 // ---- Tests
@@ -552,14 +557,7 @@ TEST(GpuDetect, FlatFramesAtSizes) {
           const Case c = make_case(img, layout);
           for (int max : {1, 500, 5000}) {
             p.max_detections = max;
-            const DetectResult cpu = detect_finish(all, max);
-            for (const DetectPath path : paths_for(p, c.dev)) {
-              DetectParams q = p;
-              q.path = path;
-              SCOPED_TRACE(describe(q, c, f));
-              GpuDetector d(q, c.dev.width, c.dev.height);
-              EXPECT_TRUE(same_result(d.run(c.dev, 0, c.dev.height), cpu));
-            }
+            check_paths(p, c, f, detect_finish(all, max));
           }
         }
       }
