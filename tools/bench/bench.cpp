@@ -52,7 +52,10 @@ void Bench::set_launch_sms(int sms, std::string note) {
 }
 
 bool Bench::wants(const std::string& kernel) const {
-  return filter_.empty() || kernel.find(filter_) != std::string::npos;
+  if (std::find(groups_.begin(), groups_.end(), kernel) == groups_.end()) groups_.push_back(kernel);
+  const tools::FilterMatch m = tools::match_filter(filter_, kernel);
+  if (m.run) match_ = m;  // rows come from the last group that runs (some ask several up front)
+  return m.run;
 }
 
 double Bench::time_us(const std::function<void(int)>& launch) { return time_impl(launch, false); }
@@ -191,6 +194,7 @@ NppStreamContext npp_context(const Bench& b) {
 #endif
 
 void Bench::add(Row row) {
+  if (!tools::keep_row(filter_, match_, row.kernel)) return;
   const double gbps = row.bytes / (row.us * 1e3);
   std::printf("%-22s %-14s %-12s %-8s %10.1f us %8.1f GB/s %6.1f%%  %s\n", row.kernel.c_str(),
               row.impl.c_str(), row.size.c_str(), row.data.c_str(), row.us, gbps,

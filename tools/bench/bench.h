@@ -18,6 +18,7 @@
 #include <nppdefs.h>
 #endif
 #include "core/image.h"
+#include "tools/bench/filter.h"
 
 namespace jetpipe::bench {
 
@@ -56,7 +57,13 @@ class Bench {
   // run is, e.g. that memory bandwidth is not scaled) is printed under the table and in the JSON.
   int launch_sms() const { return launch_sms_; }
   void set_launch_sms(int sms, std::string note);
-  bool wants(const std::string& kernel) const;      // --filter
+  // --filter (tools/bench/filter.h): whether the group `kernel` runs; the rows add() takes after
+  // it are kept whole or by name.
+  bool wants(const std::string& kernel) const;
+  // The kernel groups asked about so far, and whether any row was kept (a filter that keeps none
+  // is an error: bench_main).
+  const std::vector<std::string>& groups() const { return groups_; }
+  bool any_rows() const { return !rows_.empty(); }
 
   // Median µs of `launch(rep)`, which enqueues the work of one run on stream() (rep counts from 0
   // over warm-up and timed runs, for rotating inputs). Checks every launch's error.
@@ -84,6 +91,8 @@ class Bench {
 
   int reps_;
   std::string filter_;
+  mutable tools::FilterMatch match_;         // the last group wants() let run
+  mutable std::vector<std::string> groups_;  // every group wants() was asked about
   std::vector<Size> sizes_;
   cudaStream_t stream_ = nullptr;
   cudaEvent_t start_ = nullptr, stop_ = nullptr;

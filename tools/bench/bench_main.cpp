@@ -22,7 +22,9 @@ int main(int argc, char** argv) {
   std::string filter, json, sizes_arg = "640x480,1920x1080,3840x2160,16384x16384";
   int reps = 25, sms = 0;
   std::string area = "all", policy = "device";
-  app.add_option("--filter", filter, "Only kernels whose name contains this");
+  app.add_option("--filter", filter,
+                 "Only kernels whose name contains this, or one kernel's rows by name "
+                 "(gaussian5x5, box15x15 r64); no row kept is an error");
   app.add_option("--reps", reps, "Timed runs per case (median reported)")->check(CLI::Range(3, 10000));
   app.add_option("--sizes", sizes_arg, "Comma-separated WxH list")->capture_default_str();
   app.add_option("--json", json, "Also write the rows as JSON");
@@ -88,6 +90,11 @@ int main(int argc, char** argv) {
     if (area == "all" || area == "filters") jetpipe::bench::bench_filters(b);
     if (area == "all" || area == "detect") jetpipe::bench::bench_detect(b);
     if (area == "all" || area == "pipeline") jetpipe::bench::bench_pipeline(b);
+    if (!b.any_rows() && !filter.empty()) {
+      std::fprintf(stderr, "jetpipe-bench: %s\n",
+                   jetpipe::tools::no_rows_message(filter, area, b.groups()).c_str());
+      return 2;
+    }
     b.print_table();
     if (!json.empty()) b.write_json(json);
   } catch (const std::exception& e) {
