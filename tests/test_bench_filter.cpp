@@ -51,7 +51,7 @@ TEST(BenchFilter, NoRowsMessageNamesFilterAreaAndKernels) {
   EXPECT_NE(m.find("'gausian'"), std::string::npos);
   EXPECT_NE(m.find("--area filters"), std::string::npos);
   EXPECT_NE(m.find("gaussian, box, sobel"), std::string::npos);
-  EXPECT_EQ(no_rows_message("x", "all", {}), "--filter 'x' matched no kernel of --area all");
+  EXPECT_EQ(no_rows_message("x", "all", {}), "--filter 'x' kept no row of --area all");
 }
 
 }  // namespace

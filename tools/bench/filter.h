@@ -28,12 +28,12 @@ inline bool keep_row(const std::string& filter, const FilterMatch& m, const std:
 // The error for a filter that kept no row: the filter, the area and the groups it could name.
 inline std::string no_rows_message(const std::string& filter, const std::string& area,
                                    const std::vector<std::string>& groups) {
-  std::string s = "--filter '" + filter + "' matched no kernel of --area " + area;
+  std::string s = "--filter '" + filter + "' kept no row of --area " + area;
   if (groups.empty()) return s;
   s += " (its kernels: ";
   for (std::size_t i = 0; i < groups.size(); ++i) s += (i ? ", " : "") + groups[i];
-  return s + "; a filter also names one size or variant of them, e.g. '" + groups.front() +
-         "' or a row's kernel column)";
+  return s + "; a filter names one of them or part of a row's kernel column, e.g. '" +
+         groups.front() + "'; some rows exist only at some --sizes)";
 }
 
 }  // namespace jetpipe::tools
