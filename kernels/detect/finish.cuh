@@ -433,8 +433,6 @@ __device__ __forceinline__ u64 rank_write(const u64* src, int n, u64 limit, u64 
   return static_cast<u64>(valid);
 }
 
-// (256, 2): at most 128 registers, so two blocks fit an SM; with (256) alone ptxas trimmed the
-// integer responses' instances to 64 registers and spilled.
 // The order key of the largest score of rows [y0, y1) (every pixel, no NMS: at least every
 // candidate's; fmaxf drops NaN, which is never a candidate) into *top, zeroed before; every block.
 template <class T>
@@ -451,6 +449,8 @@ __device__ u32 grid_max_key(const NmsArgs& a, u32* top, Grid& grid) {
   return __ldcg(top);
 }
 
+// (256, 2): at most 128 registers, so two blocks fit an SM; with (256) alone ptxas trimmed the
+// integer responses' instances to 64 registers and spilled.
 template <class T, bool kSmemTile>
 __global__ void __launch_bounds__(Policy::kThreads, 2) detect_finish_kernel(FinishArgs a) {
   dev::BlockTrace trace(5);
