@@ -120,6 +120,15 @@ __device__ __forceinline__ void unpack_lane(const Raw<LC>& v, std::uint32_t (&e)
   }
 }
 
+// a·b − c (mod 2^32) as one multiply-add of a negated addend, opaque to the compiler's
+// reassociation.
+__device__ __forceinline__ std::uint32_t mad_neg(std::uint32_t a, std::uint32_t b,
+                                                 std::uint32_t c) {
+  std::uint32_t r;
+  asm("mad.lo.u32 %0, %1, %2, %3;" : "=r"(r) : "r"(a), "r"(b), "r"(0u - c));
+  return r;
+}
+
 // Returns the maximum of the values this lane wrote (−inf where none).
 template <int BS, int LC, class Src>
 __device__ __forceinline__ float harris_strip(const Src& src, const HarrisFastArgs& fa, int x,
@@ -227,9 +236,15 @@ __device__ __forceinline__ float harris_strip(const Src& src, const HarrisFastAr
               ring[j][k] = dxs[q];
               ring_y[j][k] = dys[q];
             }
-            vxx[k] += dxs[q] * dxs[q] - odx * odx;
-            vxy[k] += dxs[q] * dys[q] - odx * ody;
-            vyy[k] += dys[q] * dys[q] - ody * ody;
+            // V + new − old as two multiply-adds with a negated addend (mod 2^32, the same
+            // bits): t = old − V, V' = new − t (mad_neg keeps the compiler from reassociating
+            // it into a negation and two multiply-adds).
+            const std::uint32_t txx = mad_neg(odx, odx, vxx[k]);
+            const std::uint32_t txy = mad_neg(odx, ody, vxy[k]);
+            const std::uint32_t tyy = mad_neg(ody, ody, vyy[k]);
+            vxx[k] = mad_neg(dxs[q], dxs[q], txx);
+            vxy[k] = mad_neg(dxs[q], dys[q], txy);
+            vyy[k] = mad_neg(dys[q], dys[q], tyy);
           }
         }
 
