@@ -5,6 +5,8 @@
 // (ksize > 31).
 #include <cuda_runtime.h>
 
+#include <algorithm>
+
 #include "kernels/box.h"
 #include "kernels/filters/fast_dispatch.cuh"
 #include "kernels/filters/running_box.cuh"
@@ -12,6 +14,7 @@
 #include "kernels/launch/filter_launch.cuh"
 #include "kernels/launch/launch_config.cuh"
 #include "kernels/launch/pdl_launch.cuh"
+#include "kernels/launch/strips.h"
 
 namespace jetpipe {
 
@@ -48,35 +51,69 @@ int run_box_rows(int width, int rows, int sm_count, const FilterPolicy& p) {
                            p.run_box_warps_per_sm, p.run_box_rows, p.run_box_rows_min);
 }
 
-template <class Src>
-cudaError_t launch_running_box(const Src& s, const BoxParams& p, const ImageView& dst, int y0,
-                               int y1, const dev::BoxEpilogue& epi, const LaunchContext& ctx,
-                               cudaStream_t stream, int rows_per_warp) {
+// One part of a running-box launch: a.segs column strips of rows_per_warp rows a warp.
+template <int R, bool kEdge>
+cudaError_t launch_run_box_part(const dev::GlobalSrc& s, const dev::RunBoxArgs& a,
+                                const dev::BoxEpilogue& epi, cudaStream_t stream) {
   const dev::DeviceInfo& d = dev::device_info();
+  const long long warps = static_cast<long long>(a.segs) *
+                          dev::div_up(static_cast<long long>(a.y1 - a.y0), a.rows_per_warp);
+  const unsigned grid = dev::div_up(warps, static_cast<long long>(kRunBoxThreads / 32));
+  const std::size_t smem = dev::run_box_smem_bytes(R);
+  static dev::KernelSlot slot;
+  auto* kernel = dev::running_box_kernel<R, kEdge, dev::GlobalSrc>;
+  if (cudaError_t e = dev::allow_dynamic_smem(kernel, slot, d, static_cast<int>(smem))) return e;
+  // All of the SM's shared memory to the rings (3 blocks of 72 KB at 31 × 31).
+  if (cudaError_t e = dev::prefer_max_shared(kernel, slot, d)) return e;
+  return dev::launch_pdl(kernel, grid, kRunBoxThreads, smem, stream, s, a, epi);
+}
+
+// The running kernel over [y0, y1): the interior strips (strips 1 .. n − 1 whose 496 columns lie
+// inside the image, 16-byte aligned views: cp.async alone) with the policy's rows a warp, then the
+// edge strips (the first, the last ones; every strip of an unaligned view) with kRunBoxEdgeRows.
+// The interior kernel triggers its dependent at its end, so the edge kernel's blocks do not sit
+// waiting in its SMs; the edge kernel triggers the stage after as ctx says.
+cudaError_t launch_running_box(const dev::GlobalSrc& s, const BoxParams& p, const ImageView& dst,
+                               int y0, int y1, const dev::BoxEpilogue& epi,
+                               const LaunchContext& ctx, cudaStream_t stream, int rows_per_warp) {
+  const dev::DeviceInfo& d = dev::device_info();
+  const dev::RunBoxSplit split = dev::run_box_split(dst.width, kRunBoxWarpOut, s.vec);
+  const int strips = split.strips, inner_end = split.inner_end;
+  const int inner = std::max(0, inner_end - 1);
   dev::RunBoxArgs a{};
   a.dst = dst.data;
   a.dst_pitch = dst.pitch;
   a.width = dst.width;
   a.y0 = y0;
   a.y1 = y1;
-  a.segs = static_cast<int>(dev::div_up(static_cast<long long>(dst.width), kRunBoxWarpOut));
-  a.rows_per_warp = dev::launch_rows(
-      rows_per_warp, run_box_rows(dst.width, y1 - y0, d.sm_count, dev::current_filter_policy()));
   a.vec_out = dev::aligned16(dst);
-  a.early = ctx.early_trigger;
-  const long long warps = static_cast<long long>(a.segs) *
-                          dev::div_up(static_cast<long long>(y1 - y0), a.rows_per_warp);
-  const unsigned grid = dev::div_up(warps, static_cast<long long>(kRunBoxThreads / 32));
   const int r = p.ksize / 2;
-  const std::size_t smem = dev::run_box_smem_bytes(r);
   return dev::with_run_box_radius(r, [&](auto rc) {
     constexpr int kR = decltype(rc)::value;
-    static dev::KernelSlot slot;
-    auto* kernel = dev::running_box_kernel<kR, Src>;
-    if (cudaError_t e = dev::allow_dynamic_smem(kernel, slot, d, static_cast<int>(smem))) return e;
-    // All of the SM's shared memory to the rings (3 blocks of 72 KB at 31 × 31).
-    if (cudaError_t e = dev::prefer_max_shared(kernel, slot, d)) return e;
-    return dev::launch_pdl(kernel, grid, kRunBoxThreads, smem, stream, s, a, epi);
+    if (inner > 0) {
+      dev::RunBoxArgs ai = a;
+      ai.segs = inner;
+      ai.seg_split = 0;
+      ai.seg_jump = 1;
+      ai.rows_per_warp = dev::launch_rows(
+          rows_per_warp,
+          run_box_rows(dst.width, y1 - y0, d.sm_count, dev::current_filter_policy()));
+      ai.early = false;
+      if (cudaError_t e = launch_run_box_part<kR, false>(s, ai, epi, stream)) return e;
+    }
+    dev::RunBoxArgs ae = a;
+    if (inner > 0) {  // strip 0 and strips inner_end .. strips − 1
+      ae.segs = 1 + strips - inner_end;
+      ae.seg_split = 1;
+      ae.seg_jump = inner_end - 1;
+    } else {
+      ae.segs = strips;
+      ae.seg_split = strips;
+      ae.seg_jump = 0;
+    }
+    ae.rows_per_warp = std::min(kRunBoxEdgeRows, std::max(1, y1 - y0));
+    ae.early = ctx.early_trigger;
+    return launch_run_box_part<kR, true>(s, ae, epi, stream);
   });
 }
 

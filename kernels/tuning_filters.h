@@ -40,6 +40,10 @@ constexpr int kSepMaxRadius = 32;  // ksize ≤ 65 (shared memory: 30 KB at the 
 // leave 3 blocks an SM whatever the ring's size.
 constexpr int kRunBoxThreads = 128, kRunBoxAhead = 8, kRunBoxMaxSlots = 36, kRunBoxEdgeAhead = 4;
 constexpr int kRunBoxWarpOut = 480;
+// The running kernel's edge strips (the image's first and last strips, every strip of an unaligned
+// view) run as a kernel of their own after the interior ones, this many output rows a warp (short
+// warps: their kernel's tail follows the interior kernel). Not measured.
+constexpr int kRunBoxEdgeRows = 16;
 constexpr int kRunBoxMaxRadius = 15;
 // convolve tile engine (kernel shapes and views the strip kernel does not take, its edge columns):
 // output tile (each thread 4 pixels of a row). The strip kernel (3, 5, 7 square) runs kFastThreads.

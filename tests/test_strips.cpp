@@ -4,6 +4,8 @@
 // lanes), for every width the strips take up to 20,000, and the invariants the kernels rely on.
 #include <gtest/gtest.h>
 
+#include <vector>
+
 #include "kernels/launch/strips.h"
 #if JETPIPE_HAVE_CUDA
 #include "kernels/tuning_filters.h"
@@ -98,6 +100,38 @@ TEST(StripPlacement, StripsInsideTheRowAndEdgeTilesNarrow) {
       if (p.strips >= 2) ASSERT_GE(p.x0_last, before) << c.name << ", width " << width;
       ASSERT_LE(width - p.edge_x0, c.tile_w) << c.name << ", width " << width;
       ASSERT_EQ(p.edge_x0 % 16, 0) << c.name << ", width " << width;
+    }
+  }
+}
+
+// The running box's interior strips read only columns inside the row; the interior and the edge
+// strips together are every strip once; unaligned views have no interior strips.
+TEST(RunBoxSplit, InteriorStripsInsideAndEveryStripOnce) {
+  constexpr int out = 480;
+  for (int width = 1; width <= 20000; ++width) {
+    for (bool vec : {false, true}) {
+      const RunBoxSplit p = run_box_split(width, out, vec);
+      ASSERT_EQ(p.strips, (width + out - 1) / out) << width;
+      std::vector<int> seen(static_cast<std::size_t>(p.strips), 0);
+      for (int k = 1; k < p.inner_end; ++k) {
+        ASSERT_GE(out * k - 16, 0) << width;
+        ASSERT_LE(out * k + out + 16, width) << width << " strip " << k;
+        ++seen[static_cast<std::size_t>(k)];
+      }
+      // The edge kernel's strips (box.cu): all, or strip 0 and [inner_end, strips).
+      if (p.inner_end <= 1) {
+        for (int& v : seen) ++v;
+      } else {
+        ++seen[0];
+        for (int k = p.inner_end; k < p.strips; ++k) ++seen[static_cast<std::size_t>(k)];
+      }
+      for (int k = 0; k < p.strips; ++k) ASSERT_EQ(seen[static_cast<std::size_t>(k)], 1) << width;
+      if (!vec) ASSERT_EQ(p.inner_end, 0);
+      // The last interior strip is the last one that fits: the next reads past the row or is the
+      // image's last strip.
+      if (vec && p.inner_end >= 1 && p.inner_end < p.strips) {
+        ASSERT_GT(out * p.inner_end + out + 16, width) << width;
+      }
     }
   }
 }

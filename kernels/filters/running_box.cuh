@@ -17,7 +17,8 @@
 //   - normalize: q = 2s + area and out = __umulhi(q, magic), BoxEpilogue's rounded mean (exact for
 //     ksize ≤ 31); else q = s and out = min(s, 255).
 // The source reads the input and its border (kernels/filters/source.cuh): results equal box_ref.
-//   running_box_kernel<R><<<run_box_blocks(a), kRunBoxThreads, run_box_smem_bytes(R)>>>(...)
+//   running_box_kernel<R, kEdge><<<blocks, kRunBoxThreads, run_box_smem_bytes(R)>>>(...), the
+//   interior strips and the edge strips (kernels/box.cu: launch_running_box)
 #pragma once
 
 #include <cstddef>
@@ -36,8 +37,9 @@ struct RunBoxArgs {
   std::uint8_t* dst;
   std::size_t dst_pitch;
   int width, y0, y1;
-  int segs;           // column strips of a band (kRunBoxWarpOut columns each)
-  int rows_per_warp;  // output rows a warp
+  int segs;           // column strips of a band this launch takes (kRunBoxWarpOut columns each)
+  int seg_split, seg_jump;  // its strip i is the image's strip i < seg_split ? i : i + seg_jump
+  int rows_per_warp;        // output rows a warp
   bool vec_out;       // dst is 16-byte aligned: 16-byte stores
   bool early;         // trigger the dependents at the start (LaunchContext)
 };
@@ -131,11 +133,13 @@ __device__ __forceinline__ void run_box_windows(const std::uint32_t (&lw)[8],
 }
 
 // Blocks an SM for the register bound: what the ring's shared memory allows (228 KB an SM, 1 KB of
-// it a block), at most 3 (168 registers: at 4, the edge strips' loads spilled 4 bytes, R ≤ 9).
-template <int R>
+// it a block), at most 8 for the interior strips (cp.async only: 51-56 registers at 8, sm_90) and
+// 3 for the edge strips (168 registers: at 4 their loads spilled 4 bytes, R ≤ 9).
+template <int R, bool kEdge>
 constexpr int run_box_min_blocks() {
   const int b = (228 * 1024) / (kRunBoxThreads * run_box_slots(R) * 16 + 1024);
-  return b < 1 ? 1 : b > 3 ? 3 : b;
+  const int cap = kEdge ? 3 : 8;
+  return b < 1 ? 1 : b > cap ? cap : b;
 }
 
 // One lane's strip of a warp: input rows yin .. yin + total − 1 of columns x .. x + 15 through the
@@ -264,8 +268,11 @@ __device__ __forceinline__ void run_box_strip(const Src& src, const RunBoxArgs& 
   }
 }
 
-template <int R, class Src>
-__global__ void __launch_bounds__(kRunBoxThreads, run_box_min_blocks<R>())
+// Two kernels a launch: the interior strips (every lane's 16 bytes aligned inside the image: the
+// cp.async path alone, few registers, more blocks an SM) and the edge strips (the first, the last
+// ones, every strip of an unaligned view: either path).
+template <int R, bool kEdge, class Src>
+__global__ void __launch_bounds__(kRunBoxThreads, run_box_min_blocks<R, kEdge>())
     running_box_kernel(const Src src, const RunBoxArgs a, const BoxEpilogue epi) {
   static_assert(R >= 1 && R <= kRunBoxMaxRadius, "R columns of a neighbour lane");
   static_assert(std::is_same_v<Src, GlobalSrc>, "cp.async reads global memory");
@@ -276,7 +283,8 @@ __global__ void __launch_bounds__(kRunBoxThreads, run_box_min_blocks<R>())
   const int lane = static_cast<int>(threadIdx.x) & 31;
   const int warp =
       static_cast<int>(blockIdx.x) * (kRunBoxThreads / 32) + (static_cast<int>(threadIdx.x) >> 5);
-  const int band = warp / a.segs, seg = warp - band * a.segs;
+  const int band = warp / a.segs, si = warp - band * a.segs;
+  const int seg = si < a.seg_split ? si : si + a.seg_jump;
   const int ys = a.y0 + band * a.rows_per_warp;
   if (ys >= a.y1) return;  // warp-uniform: the grid's last block may hold idle warps
   const int ye = min(ys + a.rows_per_warp, a.y1);
@@ -291,7 +299,7 @@ __global__ void __launch_bounds__(kRunBoxThreads, run_box_min_blocks<R>())
   const std::uint32_t ring =
       static_cast<std::uint32_t>(__cvta_generic_to_shared(run_box_ring + threadIdx.x));
   std::uint8_t* row = a.dst + static_cast<std::size_t>(ys) * a.dst_pitch;
-  if (__all_sync(0xffffffffu, direct || !need)) {
+  if (!kEdge || __all_sync(0xffffffffu, direct || !need)) {  // interior: every lane direct
     run_box_strip<R, true>(src, a, epi, x, yin, total, direct, need, out_lane, ring, row);
   } else {
     run_box_strip<R, false>(src, a, epi, x, yin, total, direct, need, out_lane, ring, row);

@@ -5,6 +5,7 @@
 // lie in the row; the rest of the row goes to the right edge tiles if that leaves at most tile_w
 // columns from the 16-column boundary after the last strip, or else one more strip moved left
 // onto an `align`-byte boundary (the last one that fits), so the edge tiles get fewer columns.
+// The running box (kernels/box.cu) splits its strips into interior and edge ones: run_box_split.
 #pragma once
 
 namespace jetpipe::dev {
@@ -25,6 +26,24 @@ constexpr StripPlacement place_strips(int width, int out, int need, int align, i
     ++p.strips;
   }
   p.edge_x0 = (p.x0_last + out) & ~15;
+  return p;
+}
+
+// The running box's column strips (strip k: outputs 480k .. 480k + 479 of `out` = 480, reading
+// columns 480k − 16 .. 480k + out + 15): strips 1 .. inner_end − 1 read only columns inside the
+// row (the interior kernel: cp.async alone, for 16-byte aligned views: vec); strip 0 and strips
+// inner_end .. strips − 1 go to the edge kernel (every strip where !vec).
+struct RunBoxSplit {
+  int strips = 0;     // strips across the row
+  int inner_end = 0;  // interior strips are [1, inner_end); none where inner_end ≤ 1
+};
+
+constexpr RunBoxSplit run_box_split(int width, int out, bool vec) {
+  RunBoxSplit p;
+  p.strips = (width + out - 1) / out;
+  const int fit = width >= out + 16 ? (width - out - 16) / out + 1 : 0;  // 480k + 496 ≤ width
+  p.inner_end = vec ? (fit < p.strips ? fit : p.strips) : 0;
+  if (p.inner_end < 1) p.inner_end = 0;
   return p;
 }
 
