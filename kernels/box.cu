@@ -68,16 +68,18 @@ cudaError_t launch_run_box_part(const dev::GlobalSrc& s, const dev::RunBoxArgs& 
   return dev::launch_pdl(kernel, grid, kRunBoxThreads, smem, stream, s, a, epi);
 }
 
-// The running kernel over [y0, y1): the interior strips (strips 1 .. n − 1 whose 496 columns lie
-// inside the image, 16-byte aligned views: cp.async alone) with the policy's rows a warp, then the
-// edge strips (the first, the last ones; every strip of an unaligned view) with kRunBoxEdgeRows.
-// The interior kernel triggers its dependent at its end, so the edge kernel's blocks do not sit
-// waiting in its SMs; the edge kernel triggers the stage after as ctx says.
+// The running kernel over [y0, y1). Launches above kRunBoxSplitPx: the interior strips (strips
+// 1 .. n − 1 whose 496 columns lie inside the image, 16-byte aligned views: cp.async alone) with
+// the policy's rows a warp, then the edge strips (the first, the last ones) with kRunBoxEdgeRows;
+// the interior kernel triggers its dependent at its end, so the edge kernel's blocks do not sit
+// waiting in its SMs. Smaller launches and unaligned views: the edge kernel takes every strip
+// with the policy's rows. The last kernel triggers the stage after as ctx says.
 cudaError_t launch_running_box(const dev::GlobalSrc& s, const BoxParams& p, const ImageView& dst,
                                int y0, int y1, const dev::BoxEpilogue& epi,
                                const LaunchContext& ctx, cudaStream_t stream, int rows_per_warp) {
   const dev::DeviceInfo& d = dev::device_info();
-  const dev::RunBoxSplit split = dev::run_box_split(dst.width, kRunBoxWarpOut, s.vec);
+  const bool large = static_cast<long long>(dst.width) * (y1 - y0) > kRunBoxSplitPx;
+  const dev::RunBoxSplit split = dev::run_box_split(dst.width, kRunBoxWarpOut, s.vec && large);
   const int strips = split.strips, inner_end = split.inner_end;
   const int inner = std::max(0, inner_end - 1);
   dev::RunBoxArgs a{};
@@ -90,14 +92,14 @@ cudaError_t launch_running_box(const dev::GlobalSrc& s, const BoxParams& p, cons
   const int r = p.ksize / 2;
   return dev::with_run_box_radius(r, [&](auto rc) {
     constexpr int kR = decltype(rc)::value;
+    const int rows = dev::launch_rows(
+        rows_per_warp, run_box_rows(dst.width, y1 - y0, d.sm_count, dev::current_filter_policy()));
     if (inner > 0) {
       dev::RunBoxArgs ai = a;
       ai.segs = inner;
       ai.seg_split = 0;
       ai.seg_jump = 1;
-      ai.rows_per_warp = dev::launch_rows(
-          rows_per_warp,
-          run_box_rows(dst.width, y1 - y0, d.sm_count, dev::current_filter_policy()));
+      ai.rows_per_warp = rows;
       ai.early = false;
       if (cudaError_t e = launch_run_box_part<kR, false>(s, ai, epi, stream)) return e;
     }
@@ -111,7 +113,7 @@ cudaError_t launch_running_box(const dev::GlobalSrc& s, const BoxParams& p, cons
       ae.seg_split = strips;
       ae.seg_jump = 0;
     }
-    ae.rows_per_warp = std::min(kRunBoxEdgeRows, std::max(1, y1 - y0));
+    ae.rows_per_warp = inner > 0 ? kRunBoxEdgeRows : rows;
     ae.early = ctx.early_trigger;
     return launch_run_box_part<kR, true>(s, ae, epi, stream);
   });

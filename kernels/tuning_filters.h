@@ -40,9 +40,13 @@ constexpr int kSepMaxRadius = 32;  // ksize ≤ 65 (shared memory: 30 KB at the 
 // leave 3 blocks an SM whatever the ring's size.
 constexpr int kRunBoxThreads = 128, kRunBoxAhead = 8, kRunBoxMaxSlots = 36, kRunBoxEdgeAhead = 4;
 constexpr int kRunBoxWarpOut = 480;
-// The running kernel's edge strips (the image's first and last strips, every strip of an unaligned
-// view) run as a kernel of their own after the interior ones, this many output rows a warp (short
-// warps: their kernel's tail follows the interior kernel). Not measured.
+// Launches of more than kRunBoxSplitPx output pixels run the running kernel's interior strips as a
+// kernel of their own (few registers, more blocks an SM) and then the edge strips (the image's
+// first and last strips, every strip of an unaligned view) kRunBoxEdgeRows output rows a warp
+// (short warps: their kernel's tail follows the interior kernel's). Smaller launches fit in about
+// one wave, where a second kernel after the first would add its whole duration: one kernel takes
+// every strip, as before the split. Neither value is measured.
+constexpr long long kRunBoxSplitPx = 1LL << 24;
 constexpr int kRunBoxEdgeRows = 16;
 constexpr int kRunBoxMaxRadius = 15;
 // convolve tile engine (kernel shapes and views the strip kernel does not take, its edge columns):
