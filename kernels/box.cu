@@ -68,17 +68,19 @@ cudaError_t launch_run_box_part(const dev::GlobalSrc& s, const dev::RunBoxArgs& 
   return dev::launch_pdl(kernel, grid, kRunBoxThreads, smem, stream, s, a, epi);
 }
 
-// The running kernel over [y0, y1). Launches above kRunBoxSplitPx: the interior strips (strips
-// 1 .. n − 1 whose 496 columns lie inside the image, 16-byte aligned views: cp.async alone) with
-// the policy's rows a warp, then the edge strips (the first, the last ones) with kRunBoxEdgeRows;
-// the interior kernel triggers its dependent at its end, so the edge kernel's blocks do not sit
-// waiting in its SMs. Smaller launches and unaligned views: the edge kernel takes every strip
-// with the policy's rows. The last kernel triggers the stage after as ctx says.
+// The running kernel over [y0, y1). Launches above options.box_split_px: the interior strips
+// (strips 1 .. n − 1 whose 496 columns lie inside the image, 16-byte aligned views: cp.async alone)
+// with the policy's rows a warp, then the edge strips (the first, the last ones) with
+// kRunBoxEdgeRows; the interior kernel triggers its dependent at its end, so the edge kernel's
+// blocks do not sit waiting in its SMs. Smaller launches and unaligned views: the edge kernel takes
+// every strip with the policy's rows. The last kernel triggers the stage after as ctx says.
 cudaError_t launch_running_box(const dev::GlobalSrc& s, const BoxParams& p, const ImageView& dst,
                                int y0, int y1, const dev::BoxEpilogue& epi,
-                               const LaunchContext& ctx, cudaStream_t stream, int rows_per_warp) {
+                               const LaunchContext& ctx, cudaStream_t stream,
+                               const FilterLaunchOptions& options) {
   const dev::DeviceInfo& d = dev::device_info();
-  const bool large = static_cast<long long>(dst.width) * (y1 - y0) > kRunBoxSplitPx;
+  const long long split_px = options.box_split_px < 0 ? kRunBoxSplitPx : options.box_split_px;
+  const bool large = static_cast<long long>(dst.width) * (y1 - y0) > split_px;
   const dev::RunBoxSplit split = dev::run_box_split(dst.width, kRunBoxWarpOut, s.vec && large);
   const int strips = split.strips, inner_end = split.inner_end;
   const int inner = std::max(0, inner_end - 1);
@@ -93,7 +95,8 @@ cudaError_t launch_running_box(const dev::GlobalSrc& s, const BoxParams& p, cons
   return dev::with_run_box_radius(r, [&](auto rc) {
     constexpr int kR = decltype(rc)::value;
     const int rows = dev::launch_rows(
-        rows_per_warp, run_box_rows(dst.width, y1 - y0, d.sm_count, dev::current_filter_policy()));
+        options.rows_per_warp,
+        run_box_rows(dst.width, y1 - y0, d.sm_count, dev::current_filter_policy()));
     if (inner > 0) {
       dev::RunBoxArgs ai = a;
       ai.segs = inner;
@@ -156,7 +159,7 @@ cudaError_t launch_box(const BoxParams& p, const FilterSource& src, const ImageV
   // linear memory): its texture instantiations spilled, and it reads each input row once anyway.
   if (running) {
     return launch_running_box(dev::make_global_src(src.view, p.border), p, dst, y0, y1, epi, ctx,
-                              stream, options.rows_per_warp);
+                              stream, options);
   }
   return dev::with_source(src, p.border, tex, [&](const auto& s) {
     if (p.ksize / 2 <= kFastMaxRadius) {

@@ -47,6 +47,9 @@ enum class BoxEngine { kAuto, kWindow, kRunning };
 struct FilterLaunchOptions {
   int rows_per_warp = 0;  // output rows a warp (the staged kernel: 1 .. 4)
   BoxEngine box_engine = BoxEngine::kAuto;
+  // The running box splits launches of more than this many output pixels into an interior and an
+  // edge kernel; < 0: kRunBoxSplitPx (kernels/tuning_filters.h), 0: every launch.
+  long long box_split_px = -1;
 };
 
 // How the texture unit serves a border mode (DESIGN.md, "Border modes", measured on an H200):

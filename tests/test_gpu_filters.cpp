@@ -41,9 +41,10 @@
 #include "kernels/ref_util.h"
 #include "kernels/sobel.h"
 #include "kernels/to_gray.h"
+#include "kernels/tuning_filters.h"
 #include "pipeline/io/image_io.h"
-#include "tests/gpu_test_util.h"
 #include "tests/filter_cases.h"
+#include "tests/gpu_test_util.h"
 #include "tests/test_util.h"
 
 #if JETPIPE_HAVE_CUDA
@@ -683,6 +684,7 @@ TEST_P(GpuBoxKsize, EveryEngineMatchesTwin) {
   struct Run {
     BoxEngine engine;
     int rows;
+    long long split_px = -1;  // 0: the interior and edge kernels at every size
   };
   for (const Size2& sz : {Size2{1, 1}, Size2{37, 5}, Size2{5, 41}, Size2{497, 23}, Size2{1003, 70},
                           Size2{977, 130}}) {
@@ -691,7 +693,8 @@ TEST_P(GpuBoxKsize, EveryEngineMatchesTwin) {
       for (bool normalize : {true, false}) {
         for (const Run& run :
              {Run{BoxEngine::kRunning, 0}, Run{BoxEngine::kRunning, 1}, Run{BoxEngine::kRunning, 3},
-              Run{BoxEngine::kRunning, 37}, Run{BoxEngine::kWindow, 0}}) {
+              Run{BoxEngine::kRunning, 37}, Run{BoxEngine::kRunning, 0, 0},
+              Run{BoxEngine::kRunning, 3, 0}, Run{BoxEngine::kWindow, 0}}) {
           BoxParams p;
           p.ksize = ksize;
           p.normalize = normalize;
@@ -699,10 +702,11 @@ TEST_P(GpuBoxKsize, EveryEngineMatchesTwin) {
           FilterLaunchOptions o;
           o.box_engine = run.engine;
           o.rows_per_warp = run.rows;
+          o.box_split_px = run.split_px;
           SCOPED_TRACE(std::to_string(sz.w) + "x" + std::to_string(sz.h) + " " + kBorders[bi].name +
                        (normalize ? " mean" : " sum") +
                        (run.engine == BoxEngine::kRunning ? " running" : " window") + " rows " +
-                       std::to_string(run.rows));
+                       std::to_string(run.rows) + (run.split_px == 0 ? " split" : ""));
           check_gpu_filter(
               src.view(), p.border, PixelFormat::kGray8,
               [&](const ImageView& s, const ImageView& d, int y0, int y1) {
@@ -720,6 +724,37 @@ TEST_P(GpuBoxKsize, EveryEngineMatchesTwin) {
 #endif
 }
 INSTANTIATE_TEST_SUITE_P(Ksizes, GpuBoxKsize, ::testing::Range(1, 34, 2));
+
+// A launch above kRunBoxSplitPx with the policy's own split (the interior kernel, then the edge
+// one): 4,100 × 4,097 and a 4,103-wide one whose last strip is narrow, ksize 3, 15 and 31.
+TEST(GpuBoxLarge, SplitLaunchMatchesTwin) {
+  JP_REQUIRE_GPU();
+#if JETPIPE_HAVE_CUDA
+  std::mt19937 rng(fresh_seed());
+  static_assert(4100LL * 4097 > kRunBoxSplitPx, "the case must reach the split");
+  const struct {
+    Size2 size;
+    int ksize;
+    int border;
+  } cases[] = {{{4100, 4097}, 15, 1}, {{4103, 4097}, 31, 3}, {{4103, 4099}, 3, 5}};
+  for (const auto& c : cases) {
+    const HostImage src = random_image(c.size.w, c.size.h, PixelFormat::kGray8, rng);
+    BoxParams p;
+    p.ksize = c.ksize;
+    p.border = kBorders[c.border].border;
+    SCOPED_TRACE(std::to_string(c.size.w) + "x" + std::to_string(c.size.h) + " ksize " +
+                 std::to_string(c.ksize) + " " + kBorders[c.border].name);
+    FilterLaunchOptions o;
+    o.box_engine = BoxEngine::kRunning;
+    check_gpu_filter(
+        src.view(), p.border, PixelFormat::kGray8,
+        [&](const ImageView& s, const ImageView& d, int y0, int y1) { box_ref(p, s, d, y0, y1); },
+        [&](const FilterSource& s, const ImageView& d, int y0, int y1, cudaStream_t st,
+            FilterPath pa) { return launch_box(p, s, d, y0, y1, LaunchContext{}, st, pa, o); },
+        rng);
+  }
+#endif
+}
 
 // ---- sobel -------------------------------------------------------------------------------------
 

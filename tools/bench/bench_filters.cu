@@ -245,13 +245,15 @@ void bench_size(Bench& b, const Size& s) {
     // Every odd ksize 3..31 through the policy's engine (jetpipe-tiled; -tex: the texture path),
     // and through each engine by name: running sums (-running) and the sliding windows (-window:
     // the fast kernel up to 9, the separable engine above), docs/decisions/039-box-running-sums.md;
-    // the running kernel's rows a warp swept at 9, 15 and 31 (" rN").
+    // the running kernel's rows a warp swept at 9, 15 and 31 (" rN"), and there its interior and
+    // edge kernels at every size (" split": the policy splits launches above kRunBoxSplitPx only).
     struct B {
       int ksize;
       FilterPath path;
       BoxEngine engine;
       const char* impl;
       int rows;  // the running kernel's rows a warp; 0: the policy's
+      bool split = false;  // the interior and edge kernels at every size (" split")
     };
     std::vector<B> cases;
     for (int k = 3; k <= 31; k += 2) {
@@ -263,6 +265,7 @@ void bench_size(Bench& b, const Size& s) {
         for (int r : {64, 96, 192, 256}) {
           cases.push_back({k, FilterPath::kTiled, BoxEngine::kRunning, "jetpipe-running", r});
         }
+        cases.push_back({k, FilterPath::kTiled, BoxEngine::kRunning, "jetpipe-running", 0, true});
       }
     }
     for (const B& c : cases) {
@@ -272,6 +275,7 @@ void bench_size(Bench& b, const Size& s) {
       FilterLaunchOptions o;
       o.box_engine = c.engine;
       o.rows_per_warp = c.rows;
+      o.box_split_px = c.split ? 0 : -1;
       const double us = b.time_us([&](int rep) {
         const int i = rep % n;
         JP_CUDA(launch_box(p, FilterSource(in[i].view(), tex_replicate[i]), out8.view(), 0, h,
@@ -285,7 +289,8 @@ void bench_size(Bench& b, const Size& s) {
             box_ref(p, a, d, y0, y1);
           });
       const std::string k = std::to_string(c.ksize);
-      const std::string r = c.rows > 0 ? " r" + std::to_string(c.rows) : "";
+      const std::string r =
+          (c.rows > 0 ? " r" + std::to_string(c.rows) : "") + (c.split ? " split" : "");
       b.add(
           {"box" + k + "x" + k + r + "/replicate", c.impl, s.name(), "uniform", us, 2 * px, note});
     }
