@@ -41,12 +41,16 @@ constexpr int kSepMaxRadius = 32;  // ksize ≤ 65 (shared memory: 30 KB at the 
 constexpr int kRunBoxThreads = 128, kRunBoxAhead = 8, kRunBoxMaxSlots = 36, kRunBoxEdgeAhead = 4;
 constexpr int kRunBoxWarpOut = 480;
 // Launches of more than kRunBoxSplitPx output pixels run the running kernel's interior strips as a
-// kernel of their own (few registers, more blocks an SM) and then the edge strips (the image's
-// first and last strips, every strip of an unaligned view) kRunBoxEdgeRows output rows a warp
-// (short warps: their kernel's tail follows the interior kernel's). Smaller launches fit in about
-// one wave, where a second kernel after the first would add its whole duration: one kernel takes
-// every strip, as before the split. Neither value is measured.
-constexpr long long kRunBoxSplitPx = 1LL << 24;
+// kernel of their own (51-56 registers against 153, more blocks an SM) and then the edge strips (the
+// image's first and last strips, every strip of an unaligned view) kRunBoxEdgeRows output rows a
+// warp; smaller launches one kernel for every strip. Split against one kernel (H200, 2026-11-28
+// 10:37 UTC, replicate, µs, two runs): 1080p 9: 38.0-38.9 / 28.0-28.2, 15: 43.5-44.8 /
+// 32.9-33.4, 31: 53.8-54.8 / 39.5-41.5 (a second kernel after a one-wave first adds its whole
+// duration); 4K 9: 46.8-48.6 / 49.7-51.5, 15: 51.8-53.5 / 58.3-58.6, 31: 70.5 / 73.2-73.6;
+// 16384² within 1% (the policy split there: 9 245 against 263-267 µs, 15 258 against 281, 31 309
+// against 329 before the split, 10:23 UTC). So above 1080p's 2^21 and below 4K's 2^23: 2^22 (not
+// measured between).
+constexpr long long kRunBoxSplitPx = 1LL << 22;
 constexpr int kRunBoxEdgeRows = 16;
 constexpr int kRunBoxMaxRadius = 15;
 // convolve tile engine (kernel shapes and views the strip kernel does not take, its edge columns):
