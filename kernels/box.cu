@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 // CUDA twin of box: exact integer window sums, then the rounded mean or the saturated sum. Kernel
-// bodies in kernels/filters/: running_box.cuh (running sums, ksize 3..31, by the policy's
-// box_running_min_ksize and box_window_px), fast_kernel.cuh (ksize ≤ 9 below that), separable.cuh
-// (ksize > 31).
+// bodies in kernels/filters/: fast_kernel.cuh (ksize ≤ 9 below the policy's box_running_min_ksize,
+// or in launches of at most box_window_px), tile_box.cuh (launches of at most box_tile_px above
+// that; ksize > 31 at every size), running_box.cuh (running sums, ksize 3..31, larger launches);
+// separable.cuh (ksize > 9 through BoxEngine::kWindow, for benchmarks).
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -11,6 +12,7 @@
 #include "kernels/filters/fast_dispatch.cuh"
 #include "kernels/filters/running_box.cuh"
 #include "kernels/filters/separable.cuh"
+#include "kernels/filters/tile_box.cuh"
 #include "kernels/launch/filter_launch.cuh"
 #include "kernels/launch/launch_config.cuh"
 #include "kernels/launch/pdl_launch.cuh"
@@ -122,6 +124,32 @@ cudaError_t launch_running_box(const dev::GlobalSrc& s, const BoxParams& p, cons
   });
 }
 
+// The tile engine over [y0, y1): tiles of kTileBoxH rows × kTileBoxW columns, any radius.
+cudaError_t launch_tile_box(const dev::GlobalSrc& s, const BoxParams& p, const ImageView& dst,
+                            int y0, int y1, const dev::BoxEpilogue& epi, const LaunchContext& ctx,
+                            cudaStream_t stream) {
+  dev::TileBoxArgs a{};
+  a.dst = dst.data;
+  a.dst_pitch = dst.pitch;
+  a.width = dst.width;
+  a.r = p.ksize / 2;
+  a.vec_out = dev::aligned16(dst);
+  // gridDim.y ≤ 65535: taller launches go in parts of 65535 tiles (the early trigger on the last).
+  constexpr int kPartRows = 65535 * kTileBoxH;
+  for (int ys = y0; ys < y1; ys = a.y1) {
+    a.y0 = ys;
+    a.y1 = y1 - ys > kPartRows ? ys + kPartRows : y1;
+    a.early = ctx.early_trigger && a.y1 == y1;
+    const dim3 grid(dev::div_up(static_cast<long long>(dst.width), kTileBoxW),
+                    dev::div_up(static_cast<long long>(a.y1 - a.y0), kTileBoxH));
+    if (cudaError_t e = dev::launch_pdl(dev::tile_box_kernel, grid, kTileBoxThreads,
+                                        dev::tile_box_smem_bytes(a.r), stream, s, a, epi)) {
+      return e;
+    }
+  }
+  return cudaSuccess;
+}
+
 }  // namespace
 
 cudaError_t launch_box(const BoxParams& p, const FilterSource& src, const ImageView& dst, int y0,
@@ -148,21 +176,34 @@ cudaError_t launch_box(const BoxParams& p, const FilterSource& src, const ImageV
   epi.normalize = p.normalize;
   epi.area = static_cast<std::uint32_t>(area);
   epi.magic = dev::box_magic(2u * epi.area);
-  // kWindow: the sliding windows (fast kernel ≤ 9, separable engine above), for benchmarks.
-  const bool running = p.ksize / 2 <= kRunBoxMaxRadius &&
-                       (options.box_engine == BoxEngine::kRunning ||
-                        (options.box_engine == BoxEngine::kAuto &&
-                         (p.ksize / 2 > kFastMaxRadius ||
-                          (p.ksize >= pol.box_running_min_ksize &&
-                           static_cast<long long>(dst.width) * (y1 - y0) > pol.box_window_px))));
-  // The running kernel reads through global loads whatever the path (the view is the texture's own
-  // linear memory): its texture instantiations spilled, and it reads each input row once anyway.
-  if (running) {
+  // kAuto: the fast kernel up to box_running_min_ksize (to 9 in launches of at most
+  // box_window_px), above it the tile engine in launches of at most box_tile_px and the running
+  // kernel in larger ones; above 31 the tile engine. kWindow: the sliding windows (fast kernel ≤ 9,
+  // separable engine above), for benchmarks.
+  const long long px = static_cast<long long>(dst.width) * (y1 - y0);
+  const int r = p.ksize / 2;
+  BoxEngine engine = options.box_engine;
+  if (engine == BoxEngine::kAuto) {
+    const bool fast = r <= kFastMaxRadius &&
+                      (p.ksize < pol.box_running_min_ksize || px <= pol.box_window_px);
+    engine = fast                                              ? BoxEngine::kWindow
+             : px <= pol.box_tile_px || r > kRunBoxMaxRadius ? BoxEngine::kTile
+                                                               : BoxEngine::kRunning;
+  }
+  if (engine == BoxEngine::kRunning && r > kRunBoxMaxRadius) engine = BoxEngine::kWindow;
+  // The running and tile engines read through global loads whatever the path (the view is the
+  // texture's own linear memory): the running kernel's texture instantiations spilled, and each
+  // reads an input pixel once into shared memory anyway.
+  if (engine == BoxEngine::kRunning) {
     return launch_running_box(dev::make_global_src(src.view, p.border), p, dst, y0, y1, epi, ctx,
                               stream, options);
   }
+  if (engine == BoxEngine::kTile) {
+    return launch_tile_box(dev::make_global_src(src.view, p.border), p, dst, y0, y1, epi, ctx,
+                           stream);
+  }
   return dev::with_source(src, p.border, tex, [&](const auto& s) {
-    if (p.ksize / 2 <= kFastMaxRadius) {
+    if (r <= kFastMaxRadius) {
       return dev::launch_fast_separable(s, ones, ones, p.ksize, w, src.view.height, y0, y1, dst,
                                         epi, false, ctx, stream, options.rows_per_warp);
     }

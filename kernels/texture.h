@@ -42,8 +42,8 @@ const char* to_string(FilterPath p);
 // depend on them.
 // box: which engine takes ksize 3..31 (kAuto: the policy's box_running_min_ksize; kWindow: the
 // sliding windows, the fast kernel up to 9 and the separable engine above, as before the running
-// sums).
-enum class BoxEngine { kAuto, kWindow, kRunning };
+// sums; kTile: the tile engine, kernels/filters/tile_box.cuh).
+enum class BoxEngine { kAuto, kWindow, kRunning, kTile };
 struct FilterLaunchOptions {
   int rows_per_warp = 0;  // output rows a warp (the staged kernel: 1 .. 4)
   BoxEngine box_engine = BoxEngine::kAuto;

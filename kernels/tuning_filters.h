@@ -53,6 +53,10 @@ constexpr int kRunBoxWarpOut = 480;
 constexpr long long kRunBoxSplitPx = 1LL << 22;
 constexpr int kRunBoxEdgeRows = 16;
 constexpr int kRunBoxMaxRadius = 15;
+// Box tile engine (kernels/filters/tile_box.cuh, any ksize ≤ 2·kSepMaxRadius + 1): a block of
+// kTileBoxThreads threads sums a tile of kTileBoxH output rows × kTileBoxW columns from shared
+// memory (22 KB at 31 × 31, 36 KB at 65 × 65). Not swept.
+constexpr int kTileBoxW = 256, kTileBoxH = 16, kTileBoxThreads = 256;
 // convolve tile engine (kernel shapes and views the strip kernel does not take, its edge columns):
 // output tile (each thread 4 pixels of a row). The strip kernel (3, 5, 7 square) runs kFastThreads.
 constexpr int kConvTileW = 64, kConvTileH = 16, kConvThreads = 256;
@@ -94,6 +98,10 @@ struct FilterPolicy {
   // Launches of at most box_window_px output pixels keep the fast kernel for every ksize it takes
   // (≤ 2·kFastMaxRadius + 1), whatever box_running_min_ksize says.
   long long box_window_px;
+  // Launches of at most box_tile_px output pixels run the box's tile engine where the running
+  // kernel would take them (ksize > 2·kFastMaxRadius + 1 or ≥ box_running_min_ksize); ksize above
+  // 2·kRunBoxMaxRadius + 1 runs it at every size (the separable engine: for benchmarks).
+  long long box_tile_px;
   int run_box_rows, run_box_rows_min, run_box_warps_per_sm;
   // convolve strip kernel (kernels/filters/conv_strip.cuh): output rows a warp on large images,
   // lowered to conv_rows_min where a launch would otherwise have fewer than conv_warps_per_sm warps
@@ -143,6 +151,8 @@ inline constexpr FilterPolicy kFilterPolicyOrin{
     /*box_running_min_ksize=*/11,
     // sm_90's (no ksize takes both kernels here: 9 is the fast one's).
     /*box_window_px=*/1LL << 24,
+    // Not measured yet: 4K (2^23) and below.
+    /*box_tile_px=*/1LL << 23,
     // Not swept at 8 / 16 SMs: the sm_90 values.
     /*run_box_rows=*/64,
     /*run_box_rows_min=*/8,
@@ -201,6 +211,8 @@ inline constexpr FilterPolicy kFilterPolicyDiscrete{
     // 28.5-28.7 at 1080p (2^21 pixels), 332.5-334.4 against 265.2-266.3 at 16384² (2^28). The
     // crossover between is not measured: 2^24, harris_tiled_px's bound (up to 4K and a bit more).
     /*box_window_px=*/1LL << 24,
+    // Not measured yet: 4K (2^23) and below.
+    /*box_tile_px=*/1LL << 23,
     // rows a warp, 16384², same runs (µs): 9: 64 → 265-266, 96 → 275-276, 128 → 304-306,
     // 192 → 340-341, 256 → 412; 15: 64 → 283-285, 128 → 316-317; 31: 64 → 331-333, 96 → 333-336,
     // 128 → 346, 256 → 437-440 (32 not tried). 1080p and 4K get run_box_rows_min (8) anyway.

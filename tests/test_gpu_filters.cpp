@@ -694,7 +694,8 @@ TEST_P(GpuBoxKsize, EveryEngineMatchesTwin) {
         for (const Run& run :
              {Run{BoxEngine::kRunning, 0}, Run{BoxEngine::kRunning, 1}, Run{BoxEngine::kRunning, 3},
               Run{BoxEngine::kRunning, 37}, Run{BoxEngine::kRunning, 0, 0},
-              Run{BoxEngine::kRunning, 3, 0}, Run{BoxEngine::kWindow, 0}}) {
+              Run{BoxEngine::kRunning, 3, 0}, Run{BoxEngine::kWindow, 0},
+              Run{BoxEngine::kTile, 0}}) {
           BoxParams p;
           p.ksize = ksize;
           p.normalize = normalize;
@@ -705,7 +706,10 @@ TEST_P(GpuBoxKsize, EveryEngineMatchesTwin) {
           o.box_split_px = run.split_px;
           SCOPED_TRACE(std::to_string(sz.w) + "x" + std::to_string(sz.h) + " " + kBorders[bi].name +
                        (normalize ? " mean" : " sum") +
-                       (run.engine == BoxEngine::kRunning ? " running" : " window") + " rows " +
+                       (run.engine == BoxEngine::kRunning ? " running"
+                        : run.engine == BoxEngine::kTile  ? " tile"
+                                                          : " window") +
+                       " rows " +
                        std::to_string(run.rows) + (run.split_px == 0 ? " split" : ""));
           check_gpu_filter(
               src.view(), p.border, PixelFormat::kGray8,
@@ -724,6 +728,46 @@ TEST_P(GpuBoxKsize, EveryEngineMatchesTwin) {
 #endif
 }
 INSTANTIATE_TEST_SUITE_P(Ksizes, GpuBoxKsize, ::testing::Range(1, 34, 2));
+
+// Above 31 (the policy's tile engine, the separable one by name) to the largest, 65: every border,
+// mean and sum, on tiles cut at the right and bottom and images narrower or shorter than the window.
+TEST(GpuBoxWide, TileAndSeparableMatchTwin) {
+  JP_REQUIRE_GPU();
+#if JETPIPE_HAVE_CUDA
+  std::mt19937 rng(fresh_seed());
+  for (int ksize : {35, 47, 65}) {
+    for (const Size2& sz : {Size2{5, 41}, Size2{300, 90}, Size2{513, 17}}) {
+      const HostImage src = random_image(sz.w, sz.h, PixelFormat::kGray8, rng);
+      for (int bi = 0; bi < kBorderCount; ++bi) {
+        for (bool normalize : {true, false}) {
+          for (BoxEngine engine : {BoxEngine::kAuto, BoxEngine::kWindow}) {
+            BoxParams p;
+            p.ksize = ksize;
+            p.normalize = normalize;
+            p.border = kBorders[bi].border;
+            FilterLaunchOptions o;
+            o.box_engine = engine;
+            SCOPED_TRACE(std::to_string(ksize) + " " + std::to_string(sz.w) + "x" +
+                         std::to_string(sz.h) + " " + kBorders[bi].name +
+                         (normalize ? " mean" : " sum") +
+                         (engine == BoxEngine::kAuto ? " policy" : " separable"));
+            check_gpu_filter(
+                src.view(), p.border, PixelFormat::kGray8,
+                [&](const ImageView& s, const ImageView& d, int y0, int y1) {
+                  box_ref(p, s, d, y0, y1);
+                },
+                [&](const FilterSource& s, const ImageView& d, int y0, int y1, cudaStream_t st,
+                    FilterPath pa) {
+                  return launch_box(p, s, d, y0, y1, LaunchContext{}, st, pa, o);
+                },
+                rng);
+          }
+        }
+      }
+    }
+  }
+#endif
+}
 
 // A launch above kRunBoxSplitPx with the policy's own split (the interior kernel, then the edge
 // one): 4,100 × 4,097 and a 4,103-wide one whose last strip is narrow, ksize 3, 15 and 31.

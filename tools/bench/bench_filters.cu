@@ -243,8 +243,9 @@ void bench_size(Bench& b, const Size& s) {
   // ---- box -------------------------------------------------------------------------------------
   if (b.wants("box")) {
     // Every odd ksize 3..31 through the policy's engine (jetpipe-tiled; -tex: the texture path),
-    // and through each engine by name: running sums (-running) and the sliding windows (-window:
-    // the fast kernel up to 9, the separable engine above), docs/decisions/039-box-running-sums.md;
+    // and through each engine by name: running sums (-running), the sliding windows (-window:
+    // the fast kernel up to 9, the separable engine above), docs/decisions/039-box-running-sums.md,
+    // and the tile engine (-tile); 33, 45 and 65 through the policy's and the separable engine;
     // the running kernel's rows a warp swept at 9, 15 and 31 (" rN"), and there its interior and
     // edge kernels at every size (" split": the policy splits launches above kRunBoxSplitPx only).
     struct B {
@@ -261,12 +262,17 @@ void bench_size(Bench& b, const Size& s) {
       if (k == 5) cases.push_back({k, FilterPath::kTexture, BoxEngine::kAuto, "jetpipe-tex", 0});
       cases.push_back({k, FilterPath::kTiled, BoxEngine::kRunning, "jetpipe-running", 0});
       cases.push_back({k, FilterPath::kTiled, BoxEngine::kWindow, "jetpipe-window", 0});
+      cases.push_back({k, FilterPath::kTiled, BoxEngine::kTile, "jetpipe-tile", 0});
       if (k == 9 || k == 15 || k == 31) {
         for (int r : {64, 96, 192, 256}) {
           cases.push_back({k, FilterPath::kTiled, BoxEngine::kRunning, "jetpipe-running", r});
         }
         cases.push_back({k, FilterPath::kTiled, BoxEngine::kRunning, "jetpipe-running", 0, true});
       }
+    }
+    for (int k : {33, 45, 65}) {  // above the running kernel's 31
+      cases.push_back({k, FilterPath::kTiled, BoxEngine::kAuto, "jetpipe-tiled", 0});
+      cases.push_back({k, FilterPath::kTiled, BoxEngine::kWindow, "jetpipe-window", 0});
     }
     for (const B& c : cases) {
       BoxParams p;

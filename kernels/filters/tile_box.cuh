@@ -1,0 +1,131 @@
+// SPDX-License-Identifier: MIT
+// The box filter's tile engine (kernels/box.cu): one block a tile of kTileBoxH output rows ×
+// kTileBoxW columns, any radius up to kSepMaxRadius at run time. The block reads its input rows and
+// columns (the halo remapped by the border) into shared memory once, sums each column over the
+// window down the tile (a running sum: two adds a row), then each row's column sums across (a
+// running sum: two adds an output). Small launches (1080p, 4K) are bound by the running kernel's
+// serial rows and the ring it fills first, not by memory: here every tile is independent and short,
+// thousands of them. Exact: the sum in 32 bits, the column sums in 16 (65 · 255 < 2^16), the same
+// epilogue as the other engines (BoxEpilogue::one).
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <cstdint>
+
+#include "kernels/block/pdl.cuh"
+#include "kernels/filters/fast_kernel.cuh"
+#include "kernels/filters/source.cuh"
+#include "kernels/tuning_filters.h"
+
+namespace jetpipe::dev {
+
+struct TileBoxArgs {
+  std::uint8_t* dst;
+  std::size_t dst_pitch;
+  int width;     // output columns (the source's)
+  int y0, y1;    // output rows of the launch
+  int r;         // radius, 1 .. kSepMaxRadius
+  bool vec_out;  // dst 16-byte aligned (data and pitch): 16-byte stores where a run lies inside
+  bool early;    // trigger the dependents at the start (LaunchContext)
+};
+
+// Shared memory of a tile: the input (kTileBoxH + 2r rows of kTileBoxW + 2r bytes, rounded to 16)
+// and the column sums (kTileBoxH rows of tile_box_sum_pitch(r) 16-bit sums).
+__host__ __device__ constexpr int tile_box_cols(int r) { return kTileBoxW + 2 * r; }
+// An odd number of 32-bit words a row: the 16 rows a warp's lanes read at once fall in 16 banks.
+__host__ __device__ constexpr int tile_box_sum_pitch(int r) {
+  return 2 * (((tile_box_cols(r) + 1) / 2) | 1);
+}
+__host__ __device__ constexpr int tile_box_in_bytes(int r) {
+  return ((kTileBoxH + 2 * r) * tile_box_cols(r) + 15) / 16 * 16;
+}
+__host__ __device__ constexpr std::size_t tile_box_smem_bytes(int r) {
+  return static_cast<std::size_t>(tile_box_in_bytes(r)) +
+         static_cast<std::size_t>(kTileBoxH) * tile_box_sum_pitch(r) * 2;
+}
+
+__global__ void __launch_bounds__(kTileBoxThreads)
+    tile_box_kernel(const GlobalSrc src, const TileBoxArgs a, const BoxEpilogue epi) {
+  static_assert(kTileBoxThreads == kTileBoxW, "one thread a column of the tile's outputs");
+  static_assert(kTileBoxThreads == kTileBoxH * (kTileBoxW / 16), "16 outputs a thread across");
+  extern __shared__ uint4 tile_box_smem[];
+  if (a.early) pdl_trigger();
+  pdl_wait();  // the kernel before it has finished (launch_pdl)
+
+  const int r = a.r, k = 2 * r + 1;
+  const int cols = tile_box_cols(r), sp = tile_box_sum_pitch(r);
+  std::uint8_t* in = reinterpret_cast<std::uint8_t*>(tile_box_smem);
+  std::uint16_t* sums = reinterpret_cast<std::uint16_t*>(in + tile_box_in_bytes(r));
+  const int t = static_cast<int>(threadIdx.x);
+  const int x0 = static_cast<int>(blockIdx.x) * kTileBoxW;
+  const int ty = a.y0 + static_cast<int>(blockIdx.y) * kTileBoxH;
+  const int th = min(kTileBoxH, a.y1 - ty);  // output rows of this tile
+  const int in_rows = th + 2 * r;
+
+  // 1. Input rows ty − r .. ty + th + r − 1, columns x0 − r .. x0 + kTileBoxW + r − 1: a thread
+  // takes columns t and t + kTileBoxThreads (< cols), eight rows' loads in flight at a time.
+  const int xa = x0 - r + t, xb = xa + kTileBoxThreads;
+  const bool second = t + kTileBoxThreads < cols;
+  for (int yb = 0; yb < in_rows; yb += 8) {
+    std::uint8_t va[8], vb[8];
+#pragma unroll
+    for (int j = 0; j < 8; ++j) {
+      va[j] = vb[j] = 0;
+      if (yb + j < in_rows) {
+        const GlobalSrc::Row row = src.row(ty - r + yb + j);
+        va[j] = src.pixel(row, xa);
+        if (second) vb[j] = src.pixel(row, xb);
+      }
+    }
+#pragma unroll
+    for (int j = 0; j < 8; ++j) {
+      if (yb + j < in_rows) {
+        in[(yb + j) * cols + t] = va[j];
+        if (second) in[(yb + j) * cols + t + kTileBoxThreads] = vb[j];
+      }
+    }
+  }
+  __syncthreads();
+
+  // 2. Column sums over the window, down the tile's th output rows.
+  for (int c = t; c < cols; c += kTileBoxThreads) {
+    std::uint32_t s = 0;
+    for (int i = 0; i < k; ++i) s += in[i * cols + c];
+    sums[c] = static_cast<std::uint16_t>(s);
+    for (int j = 1; j < th; ++j) {
+      s += in[(j + k - 1) * cols + c];
+      s -= in[(j - 1) * cols + c];
+      sums[j * sp + c] = static_cast<std::uint16_t>(s);
+    }
+  }
+  __syncthreads();
+
+  // 3. Row j = t mod 16 (a warp's lanes: 16 rows, two runs), outputs x0 + 16q .. x0 + 16q + 15.
+  const int j = t % kTileBoxH, q = t / kTileBoxH;
+  const int xo = x0 + 16 * q;
+  if (j >= th || xo >= a.width) return;
+  const std::uint16_t* srow = sums + j * sp + 16 * q;
+  std::uint32_t s = 0;
+  for (int i = 0; i < k; ++i) s += srow[i];
+  std::uint32_t o[16];
+  o[0] = s;
+#pragma unroll
+  for (int m = 1; m < 16; ++m) {
+    s += srow[m + k - 1];
+    s -= srow[m - 1];
+    o[m] = s;
+  }
+  std::uint8_t* drow = a.dst + static_cast<std::size_t>(ty + j) * a.dst_pitch;
+  if (a.vec_out && xo + 16 <= a.width) {
+    epi.store16(drow, xo, o);
+  } else {
+#pragma unroll
+    for (int m = 0; m < 16; ++m) {
+      if (xo + m < a.width) epi.store1(drow, xo + m, static_cast<int>(o[m]));
+    }
+  }
+}
+
+}  // namespace jetpipe::dev
