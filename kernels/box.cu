@@ -133,6 +133,7 @@ cudaError_t launch_tile_box(const dev::GlobalSrc& s, const BoxParams& p, const I
   a.dst_pitch = dst.pitch;
   a.width = dst.width;
   a.r = p.ksize / 2;
+  a.magic = dev::box_magic64(2ull * static_cast<unsigned>(p.ksize * p.ksize));
   a.vec_out = dev::aligned16(dst);
   // gridDim.y ≤ 65535: taller launches go in parts of 65535 tiles (the early trigger on the last).
   constexpr int kPartRows = 65535 * kTileBoxH;

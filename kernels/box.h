@@ -32,10 +32,10 @@ namespace jetpipe {
 // CUDA twin of box_ref, bit for bit: output rows [y0, y1) of dst (GRAY8, src's size) from the whole
 // src (GRAY8). ksize 1..65 (odd); any size, pitch, ROI. Below the policy's box_running_min_ksize
 // (3..7 on sm_90; up to 9 in launches of at most box_window_px pixels) the fast register-window
-// kernel, up to 31 the running-sum kernel (global loads whatever the path; options.box_engine
-// overrides), larger the separable tile engine; 1 is a 2D
-// copy. Asynchronous on `stream`; no allocation; returns the launch's error
-// (cudaErrorInvalidValue for bad arguments).
+// kernel; above it the tile engine in launches of at most box_tile_px pixels (1080p on sm_90) and
+// the running-sum kernel in larger ones up to 31; larger ksizes the tile engine (global loads
+// whatever the path; options.box_engine overrides); 1 is a 2D copy. Asynchronous on `stream`; no
+// allocation; returns the launch's error (cudaErrorInvalidValue for bad arguments).
 cudaError_t launch_box(const BoxParams& p, const FilterSource& src, const ImageView& dst, int y0,
                        int y1, const LaunchContext& ctx, cudaStream_t stream,
                        FilterPath path = FilterPath::kAuto, const FilterLaunchOptions& options = {});

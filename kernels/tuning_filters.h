@@ -55,7 +55,8 @@ constexpr int kRunBoxEdgeRows = 16;
 constexpr int kRunBoxMaxRadius = 15;
 // Box tile engine (kernels/filters/tile_box.cuh, any ksize ≤ 2·kSepMaxRadius + 1): a block of
 // kTileBoxThreads threads sums a tile of kTileBoxH output rows × kTileBoxW columns from shared
-// memory (22 KB at 31 × 31, 36 KB at 65 × 65). Not swept.
+// memory (22 KB at 31 × 31, 36 KB at 65 × 65). Not swept. Issue-bound (ncu, H200, 4K 15 × 15:
+// 55.0 µs, issue slots 66% busy, DRAM 3%): the halo's per-byte loads, 3.2 input bytes an output.
 constexpr int kTileBoxW = 256, kTileBoxH = 16, kTileBoxThreads = 256;
 // convolve tile engine (kernel shapes and views the strip kernel does not take, its edge columns):
 // output tile (each thread 4 pixels of a row). The strip kernel (3, 5, 7 square) runs kFastThreads.
@@ -151,8 +152,9 @@ inline constexpr FilterPolicy kFilterPolicyOrin{
     /*box_running_min_ksize=*/11,
     // sm_90's (no ksize takes both kernels here: 9 is the fast one's).
     /*box_window_px=*/1LL << 24,
-    // Not measured yet: 4K (2^23) and below.
-    /*box_tile_px=*/1LL << 23,
+    // Off (ksize > 31 only): the tile engine is issue-bound (~145 thread instructions an output,
+    // ncu on the H200), which 8 / 16 SMs feel more than the running kernel; not measured there.
+    /*box_tile_px=*/0,
     // Not swept at 8 / 16 SMs: the sm_90 values.
     /*run_box_rows=*/64,
     /*run_box_rows_min=*/8,
@@ -211,8 +213,14 @@ inline constexpr FilterPolicy kFilterPolicyDiscrete{
     // 28.5-28.7 at 1080p (2^21 pixels), 332.5-334.4 against 265.2-266.3 at 16384² (2^28). The
     // crossover between is not measured: 2^24, harris_tiled_px's bound (up to 4K and a bit more).
     /*box_window_px=*/1LL << 24,
-    // Not measured yet: 4K (2^23) and below.
-    /*box_tile_px=*/1LL << 23,
+    // The tile engine against the running kernel (H200, 2026-11-28 10:48 UTC, replicate, µs, two
+    // runs): 1080p 11: 24.2-24.9 / 30.2-30.6, 15: 25.2-26.0 / 32.2-32.7, 21: 29.7-30.2 /
+    // 35.8-36.8, 31: 34.5-34.9 / 38.7-39.4; 4K 11: 54.3-54.5 / 47.7-48.9, 15: 58.8-59.3 /
+    // 52.5-52.8 (split), 31: 82.6-82.9 / 69.9; 16384² 15: 1,380 / 256. So up to 1080p (2^21; not
+    // measured between 1080p and 4K). Above 31 against the separable engine: 1080p 33: 35.0-35.4
+    // / 60.7-62.0, 65: 53.2-53.7 / 143.9-144.8; 4K 65: 129.3-129.6 / 523.2-524.0; 16384² 65:
+    // 3,266-3,271 / 16,287-16,289.
+    /*box_tile_px=*/1LL << 21,
     // rows a warp, 16384², same runs (µs): 9: 64 → 265-266, 96 → 275-276, 128 → 304-306,
     // 192 → 340-341, 256 → 412; 15: 64 → 283-285, 128 → 316-317; 31: 64 → 331-333, 96 → 333-336,
     // 128 → 346, 256 → 437-440 (32 not tried). 1080p and 4K get run_box_rows_min (8) anyway.

@@ -5,8 +5,8 @@
 // window down the tile (a running sum: two adds a row), then each row's column sums across (a
 // running sum: two adds an output). Small launches (1080p, 4K) are bound by the running kernel's
 // serial rows and the ring it fills first, not by memory: here every tile is independent and short,
-// thousands of them. Exact: the sum in 32 bits, the column sums in 16 (65 · 255 < 2^16), the same
-// epilogue as the other engines (BoxEpilogue::one).
+// thousands of them. Exact: the sum in 32 bits, the column sums in 16 (65 · 255 < 2^16), the
+// rounded mean through a 64-bit multiply-high (box_magic64), the sum saturated to 255.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -27,9 +27,16 @@ struct TileBoxArgs {
   int width;     // output columns (the source's)
   int y0, y1;    // output rows of the launch
   int r;         // radius, 1 .. kSepMaxRadius
+  std::uint64_t magic;  // box_magic64(2 · area): the mean for any ksize to 65
   bool vec_out;  // dst 16-byte aligned (data and pitch): 16-byte stores where a run lies inside
   bool early;    // trigger the dependents at the start (LaunchContext)
 };
+
+// The mean round(s / area) = floor((2s + area) / d), d = 2·area, as a 64-bit multiply-high: with
+// M = floor(2^64 / d) + 1 and e = M·d − 2^64 ∈ (0, d], floor(n·M / 2^64) = floor(n / d) whenever
+// n·e < 2^64, true for every n < 2^32. (box_magic's 32-bit form needs n·e < 2^32: ksize ≤ 45; the
+// tile engine takes up to 65, where it was off by one, H200 2026-11-28.)
+inline std::uint64_t box_magic64(std::uint64_t d) { return ~std::uint64_t(0) / d + 1; }
 
 // Shared memory of a tile: the input (kTileBoxH + 2r rows of kTileBoxW + 2r bytes, rounded to 16)
 // and the column sums (kTileBoxH rows of tile_box_sum_pitch(r) 16-bit sums).
@@ -117,13 +124,20 @@ __global__ void __launch_bounds__(kTileBoxThreads)
     s -= srow[m - 1];
     o[m] = s;
   }
+#pragma unroll
+  for (int m = 0; m < 16; ++m) {
+    o[m] = epi.normalize ? static_cast<std::uint32_t>(__umul64hi(2ull * o[m] + epi.area, a.magic))
+                         : min(o[m], 255u);
+  }
   std::uint8_t* drow = a.dst + static_cast<std::size_t>(ty + j) * a.dst_pitch;
   if (a.vec_out && xo + 16 <= a.width) {
-    epi.store16(drow, xo, o);
+    *reinterpret_cast<uint4*>(drow + xo) =
+        make_uint4(pack4(o[0], o[1], o[2], o[3]), pack4(o[4], o[5], o[6], o[7]),
+                   pack4(o[8], o[9], o[10], o[11]), pack4(o[12], o[13], o[14], o[15]));
   } else {
 #pragma unroll
     for (int m = 0; m < 16; ++m) {
-      if (xo + m < a.width) epi.store1(drow, xo + m, static_cast<int>(o[m]));
+      if (xo + m < a.width) drow[xo + m] = static_cast<std::uint8_t>(o[m]);
     }
   }
 }
