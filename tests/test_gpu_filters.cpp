@@ -642,18 +642,24 @@ const BoxVariant kBox[] = {{1, true},  {3, true},  {5, true},  {9, true},   {15,
                            {31, true}, {3, false}, {5, false}, {15, false}, {31, false}};
 
 #if JETPIPE_HAVE_CUDA
+// launch_box with options against box_ref (check_gpu_filter: every layout, path, strip split).
+void check_box_launch(const ImageView& src, const BoxParams& p, const FilterLaunchOptions& o,
+                      std::mt19937& rng) {
+  check_gpu_filter(
+      src, p.border, PixelFormat::kGray8,
+      [&](const ImageView& s, const ImageView& d, int y0, int y1) { box_ref(p, s, d, y0, y1); },
+      [&](const FilterSource& s, const ImageView& d, int y0, int y1, cudaStream_t st,
+          FilterPath pa) { return launch_box(p, s, d, y0, y1, LaunchContext{}, st, pa, o); },
+      rng);
+}
+
 void check_box(const ImageView& src, const BoxVariant& v, const Border& b, std::mt19937& rng) {
   BoxParams p;
   p.ksize = v.ksize;
   p.normalize = v.normalize;
   p.border = b;
   SCOPED_TRACE("box ksize " + std::to_string(v.ksize) + (v.normalize ? " mean" : " sum"));
-  check_gpu_filter(
-      src, b, PixelFormat::kGray8,
-      [&](const ImageView& s, const ImageView& d, int y0, int y1) { box_ref(p, s, d, y0, y1); },
-      [&](const FilterSource& s, const ImageView& d, int y0, int y1, cudaStream_t st,
-          FilterPath pa) { return launch_box(p, s, d, y0, y1, LaunchContext{}, st, pa); },
-      rng);
+  check_box_launch(src, p, FilterLaunchOptions{}, rng);
 }
 #endif
 
@@ -711,16 +717,7 @@ TEST_P(GpuBoxKsize, EveryEngineMatchesTwin) {
                                                           : " window") +
                        " rows " +
                        std::to_string(run.rows) + (run.split_px == 0 ? " split" : ""));
-          check_gpu_filter(
-              src.view(), p.border, PixelFormat::kGray8,
-              [&](const ImageView& s, const ImageView& d, int y0, int y1) {
-                box_ref(p, s, d, y0, y1);
-              },
-              [&](const FilterSource& s, const ImageView& d, int y0, int y1, cudaStream_t st,
-                  FilterPath pa) {
-                return launch_box(p, s, d, y0, y1, LaunchContext{}, st, pa, o);
-              },
-              rng);
+          check_box_launch(src.view(), p, o, rng);
         }
       }
     }
@@ -751,16 +748,7 @@ TEST(GpuBoxWide, TileAndSeparableMatchTwin) {
                          std::to_string(sz.h) + " " + kBorders[bi].name +
                          (normalize ? " mean" : " sum") +
                          (engine == BoxEngine::kAuto ? " policy" : " separable"));
-            check_gpu_filter(
-                src.view(), p.border, PixelFormat::kGray8,
-                [&](const ImageView& s, const ImageView& d, int y0, int y1) {
-                  box_ref(p, s, d, y0, y1);
-                },
-                [&](const FilterSource& s, const ImageView& d, int y0, int y1, cudaStream_t st,
-                    FilterPath pa) {
-                  return launch_box(p, s, d, y0, y1, LaunchContext{}, st, pa, o);
-                },
-                rng);
+            check_box_launch(src.view(), p, o, rng);
           }
         }
       }
@@ -790,12 +778,7 @@ TEST(GpuBoxLarge, SplitLaunchMatchesTwin) {
                  std::to_string(c.ksize) + " " + kBorders[c.border].name);
     FilterLaunchOptions o;
     o.box_engine = BoxEngine::kRunning;
-    check_gpu_filter(
-        src.view(), p.border, PixelFormat::kGray8,
-        [&](const ImageView& s, const ImageView& d, int y0, int y1) { box_ref(p, s, d, y0, y1); },
-        [&](const FilterSource& s, const ImageView& d, int y0, int y1, cudaStream_t st,
-            FilterPath pa) { return launch_box(p, s, d, y0, y1, LaunchContext{}, st, pa, o); },
-        rng);
+    check_box_launch(src.view(), p, o, rng);
   }
 #endif
 }
