@@ -422,8 +422,8 @@ TEST(GaussianRefTaps, MatchGetGaussianKernelAndResolve) {
 
 using test::BoxVariant;
 // 17² > 256 takes OpenCV's 32-bit sum path, smaller ones its 16-bit path.
-const BoxVariant kBox[] = {{1, true},  {3, true},   {3, false}, {5, true},
-                           {15, true}, {15, false}, {17, true}};
+const BoxVariant kBox[] = {{1, true},   {3, true},  {3, false},  {5, true}, {15, true},
+                           {15, false}, {17, true}, {31, false}, {65, true}};
 
 #if JETPIPE_HAVE_OPENCV
 void check_box(const ImageView& src, const BoxVariant& v, const Border& b) {
