@@ -2,9 +2,10 @@
 # On the GPU machine: one device call that judges a change. NEW and BASE are source trees of the
 # project (this checkout, or one copied beside it: `git archive COMMIT | tar -x -C .base` here with
 # /.base/ in .git/info/exclude, carried with the call); both are built alike (sm_90, Release) in
-# parallel, then NEW's GPU tests, its tests under compute-sanitizer memcheck, the bench runs N times
-# each alternating BASE and NEW (same card, clocks and neighbours), Nsight Compute over NEW and
-# BASE, and tools/gpu/pdl-order.sh over NEW; each step within what is left of the deadline.
+# parallel, then NEW's GPU tests, its tests under compute-sanitizer memcheck (correctness before
+# speed: a deadline cuts the benches, not the checks), the bench runs N times each alternating BASE
+# and NEW (same card, clocks and neighbours), Nsight Compute over NEW and BASE, and
+# tools/gpu/pdl-order.sh over NEW; each step within what is left of the deadline.
 # The device tool brings back eight files at most: this writes two, $OUT/summary.txt (the steps,
 # test outcomes, the bench rows of both trees side by side, ncu's headline metrics) and
 # $OUT/logs.tgz (every log), and prints the summary.
@@ -16,27 +17,29 @@
 #   -b ARGS     jetpipe-bench arguments, one run set per -b (e.g. '--area filters --filter box
 #               --sizes 16384x16384 --reps 25'); rows of both trees go to the summary
 #   -g REGEX    only bench rows matching REGEX in the summary (default: every row)
-#   -k REGEX    ncu over kernels matching REGEX (the first -b's arguments, its --reps replaced
-#               by --reps 3)
+#   -k SPEC     ncu over one launch of a kernel, SPEC = REGEX[::BENCH ARGS[::SKIP]]: REGEX
+#               against the demangled name, templates as ncu writes them ('running_box_kernel<
+#               .int.7, .bool.0' for <(int)7, (bool)0, ...>); the bench with BENCH ARGS (default:
+#               the first -b's), --reps 3; SKIP matching launches first (default 2). Repeatable.
 #   -n N        bench runs of each tree (default 2)
 #   -d SECONDS  deadline from the start (default 270): steps past it are skipped, not cut short
 set -uo pipefail
-tests_filter="" mem_filter="" rows_re="" ncu_re="" runs=2 deadline=270
-benches=()
+tests_filter="" mem_filter="" rows_re="" runs=2 deadline=270
+benches=() ncu_specs=()
 while getopts "t:m:b:g:k:n:d:" o; do
   case $o in
     t) tests_filter=$OPTARG ;;
     m) mem_filter=$OPTARG ;;
     b) benches+=("$OPTARG") ;;
     g) rows_re=$OPTARG ;;
-    k) ncu_re=$OPTARG ;;
+    k) ncu_specs+=("$OPTARG") ;;
     n) runs=$OPTARG ;;
     d) deadline=$OPTARG ;;
-    *) sed -n '2,24p' "$0"; exit 2 ;;
+    *) sed -n '2,27p' "$0"; exit 2 ;;
   esac
 done
 shift $((OPTIND - 1))
-[ $# -ge 1 ] || { sed -n '2,24p' "$0"; exit 2; }
+[ $# -ge 1 ] || { sed -n '2,27p' "$0"; exit 2; }
 new=$(cd "$1" && pwd) || exit 2
 base=${2:--}
 [ "$base" != - ] && { base=$(cd "$base" && pwd) || exit 2; }
@@ -104,6 +107,11 @@ if [ -n "$tests_filter" ]; then
   grep -E '^\[  (PASSED|FAILED) |^\[==========\] [0-9]+ tests' "$L/tests.log" | tee -a "$S"
   grep -E '^\[  FAILED  \]' "$L/tests.log" | head -10 | tee -a "$S"
 fi
+if [ -n "$mem_filter" ]; then
+  step 120 memcheck.log compute-sanitizer --tool memcheck --error-exitcode 9 "$tests" \
+    --gtest_filter="$mem_filter" || status=1
+  grep -E 'ERROR SUMMARY|^\[  (PASSED|FAILED) ' "$L/memcheck.log" | tee -a "$S"
+fi
 for ((i = 1; i <= runs; ++i)); do
   for t in base new; do
     dir=$new
@@ -117,14 +125,18 @@ for ((i = 1; i <= runs; ++i)); do
     done
   done
 done
-if [ -n "$mem_filter" ]; then
-  step 120 memcheck.log compute-sanitizer --tool memcheck --error-exitcode 9 "$tests" \
-    --gtest_filter="$mem_filter" || status=1
-  grep -E 'ERROR SUMMARY|^\[  (PASSED|FAILED) ' "$L/memcheck.log" | tee -a "$S"
-fi
-if [ -n "$ncu_re" ] && [ ${#benches[@]} -gt 0 ]; then
+for ((j = 0; j < ${#ncu_specs[@]}; ++j)); do
+  spec=${ncu_specs[$j]}
+  ncu_re=${spec%%::*}
+  rest=
+  [[ $spec == *::* ]] && rest=${spec#*::}
+  ncu_args=${rest%%::*}
+  ncu_skip=2
+  [[ $rest == *::* ]] && ncu_skip=${rest#*::}
+  [ -n "$ncu_args" ] || ncu_args=${benches[0]:-}
+  [ -n "$ncu_args" ] || { say "skipped (no bench arguments): ncu $ncu_re"; continue; }
   # The bench takes one --reps (a second one fails: "--reps: At Most 1 required but received 2").
-  ncu_args=$(sed -E 's/--reps[ =]+[0-9]+//g' <<< "${benches[0]}")
+  ncu_args=$(sed -E 's/--reps[ =]+[0-9]+//g' <<< "$ncu_args")
   for t in new base; do
     dir=$new
     if [ $t = base ]; then
@@ -132,16 +144,18 @@ if [ -n "$ncu_re" ] && [ ${#benches[@]} -gt 0 ]; then
       dir=$base
     fi
     # shellcheck disable=SC2086
-    step 45 "ncu-$t.txt" ncu --clock-control none --section SpeedOfLight --section Occupancy \
-      --section WarpStateStats --section SchedulerStats -k "regex:$ncu_re" --launch-skip 2 \
-      --launch-count 1 "$dir/build-ab/tools/jetpipe-bench" ${ncu_args} --reps 3
+    step 45 "ncu$j-$t.txt" ncu --clock-control none --kernel-name-base demangled \
+      --section SpeedOfLight --section Occupancy --section LaunchStats --section WarpStateStats \
+      --section SchedulerStats -k "regex:$ncu_re" --launch-skip "$ncu_skip" --launch-count 1 \
+      "$dir/build-ab/tools/jetpipe-bench" ${ncu_args} --reps 3
     {
-      echo "== ncu $t"
-      grep -E '^  [a-zA-Z_].*\(|Duration|DRAM Throughput|Compute \(SM\) Throughput|Achieved Occupancy|Issue Slots Busy|Warp Cycles Per Issued|Registers Per Thread' \
-        "$L/ncu-$t.txt" | head -12
+      echo "== ncu $t: $ncu_re ($ncu_args)"
+      grep -q 'No kernels were profiled' "$L/ncu$j-$t.txt" && echo "no launch matched"
+      grep -E '^  [a-zA-Z_].*\(|Duration|DRAM Throughput|Compute \(SM\) Throughput|Achieved Occupancy|Issue Slots Busy|Warp Cycles Per Issued|Registers Per Thread|Grid Size' \
+        "$L/ncu$j-$t.txt" | head -12
     } | tee -a "$S"
   done
-fi
+done
 step 60 pdl-order.log bash "$root/tools/gpu/pdl-order.sh" "$new/build-ab" || status=1
 tail -1 "$L/pdl-order.log" | tee -a "$S"
 
