@@ -110,10 +110,12 @@ void gaussian_ref(const GaussianParams& p, const ImageView& src, const ImageView
   for (int i = 0; i < nrows; ++i) {
     const std::uint8_t* s = in.row(y0 - r + i);
     std::int32_t* o = &rowpass[static_cast<std::size_t>(i) * w];
-    for (int x = 0; x < w; ++x) {
-      std::int32_t acc = 0;
-      for (int k = 0; k < p.ksize; ++k) acc += taps[k] * s[x + k];
-      o[x] = acc;
+    // Tap by tap across the row (the loop over x vectorizes; integer sums: any order is exact).
+    for (int x = 0; x < w; ++x) o[x] = taps[0] * s[x];
+    for (int k = 1; k < p.ksize; ++k) {
+      const std::int32_t t = taps[k];
+      const std::uint8_t* sk = s + k;
+      for (int x = 0; x < w; ++x) o[x] += t * sk[x];
     }
   }
 
@@ -123,7 +125,8 @@ void gaussian_ref(const GaussianParams& p, const ImageView& src, const ImageView
     std::fill(acc.begin(), acc.end(), 0);
     for (int k = 0; k < p.ksize; ++k) {
       const std::int32_t* s = &rowpass[static_cast<std::size_t>(y - y0 + k) * w];
-      for (int x = 0; x < w; ++x) acc[x] += taps[k] * s[x];
+      const std::int32_t t = taps[k];
+      for (int x = 0; x < w; ++x) acc[x] += t * s[x];
     }
     std::uint8_t* d = dst.row<std::uint8_t>(y);
     for (int x = 0; x < w; ++x) d[x] = ref::saturate_u8((acc[x] + (1 << 15)) >> 16);

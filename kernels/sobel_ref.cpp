@@ -74,10 +74,12 @@ void sobel_ref(const SobelParams& p, const ImageView& src, const ImageView& dst,
   for (int i = 0; i < nrows; ++i) {
     const std::uint8_t* s = in.row(y0 - ry + i);
     std::int32_t* o = &rowpass[static_cast<std::size_t>(i) * w];
-    for (int x = 0; x < w; ++x) {
-      std::int32_t acc = 0;
-      for (std::size_t k = 0; k < kx.size(); ++k) acc += kx[k] * s[x + k];
-      o[x] = acc;
+    // Tap by tap across the row (the loop over x vectorizes; integer sums: any order is exact).
+    for (int x = 0; x < w; ++x) o[x] = kx[0] * s[x];
+    for (std::size_t k = 1; k < kx.size(); ++k) {
+      const std::int32_t t = kx[k];
+      const std::uint8_t* sk = s + k;
+      for (int x = 0; x < w; ++x) o[x] += t * sk[x];
     }
   }
 
@@ -87,14 +89,18 @@ void sobel_ref(const SobelParams& p, const ImageView& src, const ImageView& dst,
     std::fill(deriv.begin(), deriv.end(), 0);
     for (std::size_t k = 0; k < ky.size(); ++k) {
       const std::int32_t* s = &rowpass[(static_cast<std::size_t>(y - y0) + k) * w];
-      for (int x = 0; x < w; ++x) deriv[x] += ky[k] * s[x];
+      const std::int32_t t = ky[k];
+      for (int x = 0; x < w; ++x) deriv[x] += t * s[x];
     }
-    for (int x = 0; x < w; ++x) {
-      const float v = static_cast<float>(deriv[x]) * scale;
-      if (p.abs8) {
-        dst.row<std::uint8_t>(y)[x] = ref::saturate_u8(static_cast<double>(std::fabs(v)));
-      } else {
-        dst.row<std::int16_t>(y)[x] = ref::saturate_s16(static_cast<double>(v));
+    if (p.abs8) {
+      std::uint8_t* d = dst.row<std::uint8_t>(y);
+      for (int x = 0; x < w; ++x) {
+        d[x] = ref::saturate_u8(static_cast<double>(std::fabs(static_cast<float>(deriv[x]) * scale)));
+      }
+    } else {
+      std::int16_t* d = dst.row<std::int16_t>(y);
+      for (int x = 0; x < w; ++x) {
+        d[x] = ref::saturate_s16(static_cast<double>(static_cast<float>(deriv[x]) * scale));
       }
     }
   }
