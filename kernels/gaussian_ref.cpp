@@ -104,30 +104,12 @@ void gaussian_ref(const GaussianParams& p, const ImageView& src, const ImageView
   const int w = src.width;
   const ref::ExtendedRows in(src, p.border, r, r, y0, y1);
 
-  // Row pass over every input row the output rows need: Q8 sums (at most 255·256).
-  const int nrows = y1 - y0 + 2 * r;
-  std::vector<std::int32_t> rowpass(static_cast<std::size_t>(nrows) * w);
-  for (int i = 0; i < nrows; ++i) {
-    const std::uint8_t* s = in.row(y0 - r + i);
-    std::int32_t* o = &rowpass[static_cast<std::size_t>(i) * w];
-    // Tap by tap across the row (the loop over x vectorizes; integer sums: any order is exact).
-    for (int x = 0; x < w; ++x) o[x] = taps[0] * s[x];
-    for (int k = 1; k < p.ksize; ++k) {
-      const std::int32_t t = taps[k];
-      const std::uint8_t* sk = s + k;
-      for (int x = 0; x < w; ++x) o[x] += t * sk[x];
-    }
-  }
-
-  // Column pass: Q16 sums, rounded half up to 8 bits.
+  // Row pass over every input row the output rows need: Q8 sums (at most 255·256); column pass:
+  // Q16 sums, rounded half up to 8 bits.
+  const std::vector<std::int32_t> rowpass = ref::int_row_pass(in, taps, y0 - r, y1 - y0 + 2 * r, w);
   std::vector<std::int32_t> acc(w);
   for (int y = y0; y < y1; ++y) {
-    std::fill(acc.begin(), acc.end(), 0);
-    for (int k = 0; k < p.ksize; ++k) {
-      const std::int32_t* s = &rowpass[static_cast<std::size_t>(y - y0 + k) * w];
-      const std::int32_t t = taps[k];
-      for (int x = 0; x < w; ++x) acc[x] += t * s[x];
-    }
+    ref::int_column_pass(rowpass, taps, y - y0, w, acc.data());
     std::uint8_t* d = dst.row<std::uint8_t>(y);
     for (int x = 0; x < w; ++x) d[x] = ref::saturate_u8((acc[x] + (1 << 15)) >> 16);
   }

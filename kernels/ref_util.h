@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Helpers shared by the CPU reference twins (kernels/*_ref.cpp): OpenCV's rounding and saturation,
-// and rows of a GRAY8 image extended by the border. Host only; not part of any kernel's contract.
+// rows of a GRAY8 image extended by the border, and the passes of a separable integer filter. Host
+// only; not part of any kernel's contract.
 #pragma once
 
 #include <algorithm>
@@ -78,5 +79,35 @@ class ExtendedRows {
   std::size_t stride_;
   std::vector<std::uint8_t> data_;
 };
+
+// The row pass of a separable integer filter (gaussian's Q8 taps, sobel's): row i of the result
+// (w values) is Σ_k taps[k] · in.row(first + i)[x + k] for rows first .. first + rows − 1. Tap by
+// tap across the row, so the loop over x vectorizes; integer sums: any order gives the same values.
+inline std::vector<std::int32_t> int_row_pass(const ExtendedRows& in, const std::vector<int>& taps,
+                                              int first, int rows, int w) {
+  std::vector<std::int32_t> pass(static_cast<std::size_t>(rows) * w);
+  for (int i = 0; i < rows; ++i) {
+    const std::uint8_t* s = in.row(first + i);
+    std::int32_t* o = &pass[static_cast<std::size_t>(i) * w];
+    for (int x = 0; x < w; ++x) o[x] = taps[0] * s[x];
+    for (std::size_t k = 1; k < taps.size(); ++k) {
+      const std::int32_t t = taps[k];
+      const std::uint8_t* sk = s + k;
+      for (int x = 0; x < w; ++x) o[x] += t * sk[x];
+    }
+  }
+  return pass;
+}
+
+// Its column pass for one output row: acc[x] = Σ_k taps[k] · pass[(row + k) · w + x].
+inline void int_column_pass(const std::vector<std::int32_t>& pass, const std::vector<int>& taps,
+                            int row, int w, std::int32_t* acc) {
+  std::fill(acc, acc + w, 0);
+  for (std::size_t k = 0; k < taps.size(); ++k) {
+    const std::int32_t* s = &pass[(static_cast<std::size_t>(row) + k) * w];
+    const std::int32_t t = taps[k];
+    for (int x = 0; x < w; ++x) acc[x] += t * s[x];
+  }
+}
 
 }  // namespace jetpipe::ref

@@ -69,33 +69,16 @@ void sobel_ref(const SobelParams& p, const ImageView& src, const ImageView& dst,
   const int w = src.width;
   const ref::ExtendedRows in(src, p.border, rx, ry, y0, y1);
 
-  const int nrows = y1 - y0 + 2 * ry;
-  std::vector<std::int32_t> rowpass(static_cast<std::size_t>(nrows) * w);
-  for (int i = 0; i < nrows; ++i) {
-    const std::uint8_t* s = in.row(y0 - ry + i);
-    std::int32_t* o = &rowpass[static_cast<std::size_t>(i) * w];
-    // Tap by tap across the row (the loop over x vectorizes; integer sums: any order is exact).
-    for (int x = 0; x < w; ++x) o[x] = kx[0] * s[x];
-    for (std::size_t k = 1; k < kx.size(); ++k) {
-      const std::int32_t t = kx[k];
-      const std::uint8_t* sk = s + k;
-      for (int x = 0; x < w; ++x) o[x] += t * sk[x];
-    }
-  }
-
+  const std::vector<std::int32_t> rowpass = ref::int_row_pass(in, kx, y0 - ry, y1 - y0 + 2 * ry, w);
   const float scale = static_cast<float>(p.scale);
   std::vector<std::int32_t> deriv(w);
   for (int y = y0; y < y1; ++y) {
-    std::fill(deriv.begin(), deriv.end(), 0);
-    for (std::size_t k = 0; k < ky.size(); ++k) {
-      const std::int32_t* s = &rowpass[(static_cast<std::size_t>(y - y0) + k) * w];
-      const std::int32_t t = ky[k];
-      for (int x = 0; x < w; ++x) deriv[x] += t * s[x];
-    }
+    ref::int_column_pass(rowpass, ky, y - y0, w, deriv.data());
     if (p.abs8) {
       std::uint8_t* d = dst.row<std::uint8_t>(y);
       for (int x = 0; x < w; ++x) {
-        d[x] = ref::saturate_u8(static_cast<double>(std::fabs(static_cast<float>(deriv[x]) * scale)));
+        d[x] =
+            ref::saturate_u8(static_cast<double>(std::fabs(static_cast<float>(deriv[x]) * scale)));
       }
     } else {
       std::int16_t* d = dst.row<std::int16_t>(y);
