@@ -58,7 +58,7 @@ template <int R, bool kEdge>
 cudaError_t launch_run_box_part(const dev::GlobalSrc& s, const dev::RunBoxArgs& a,
                                 const dev::BoxEpilogue& epi, cudaStream_t stream) {
   const dev::DeviceInfo& d = dev::device_info();
-  const long long warps = static_cast<long long>(a.segs) *
+  const long long warps = static_cast<long long>(a.strips.segs) *
                           dev::div_up(static_cast<long long>(a.y1 - a.y0), a.rows_per_warp);
   const unsigned grid = dev::div_up(warps, static_cast<long long>(kRunBoxThreads / 32));
   const std::size_t smem = dev::run_box_smem_bytes(R);
@@ -73,9 +73,10 @@ cudaError_t launch_run_box_part(const dev::GlobalSrc& s, const dev::RunBoxArgs& 
 // The running kernel over [y0, y1). Launches above options.box_split_px: the interior strips
 // (strips 1 .. n − 1 whose 496 columns lie inside the image, 16-byte aligned views: cp.async alone)
 // with the policy's rows a warp, then the edge strips (the first, the last ones) with
-// kRunBoxEdgeRows; the interior kernel triggers its dependent at its end, so the edge kernel's
-// blocks do not sit waiting in its SMs. Smaller launches and unaligned views: the edge kernel takes
-// every strip with the policy's rows. The last kernel triggers the stage after as ctx says.
+// kRunBoxEdgeRows (options.box_edge_rows where > 0); the interior kernel triggers its dependent at
+// its end, so the edge kernel's blocks do not sit waiting in its SMs. Smaller launches and
+// unaligned views: the edge kernel takes every strip with the policy's rows. The last kernel
+// triggers the stage after as ctx says.
 cudaError_t launch_running_box(const dev::GlobalSrc& s, const BoxParams& p, const ImageView& dst,
                                int y0, int y1, const dev::BoxEpilogue& epi,
                                const LaunchContext& ctx, cudaStream_t stream,
@@ -83,9 +84,8 @@ cudaError_t launch_running_box(const dev::GlobalSrc& s, const BoxParams& p, cons
   const dev::DeviceInfo& d = dev::device_info();
   const long long split_px = options.box_split_px < 0 ? kRunBoxSplitPx : options.box_split_px;
   const bool large = static_cast<long long>(dst.width) * (y1 - y0) > split_px;
-  const dev::RunBoxSplit split = dev::run_box_split(dst.width, kRunBoxWarpOut, s.vec && large);
-  const int strips = split.strips, inner_end = split.inner_end;
-  const int inner = std::max(0, inner_end - 1);
+  const dev::RunBoxParts parts =
+      dev::run_box_parts(dev::run_box_split(dst.width, kRunBoxWarpOut, s.vec && large));
   dev::RunBoxArgs a{};
   a.dst = dst.data;
   a.dst_pitch = dst.pitch;
@@ -99,27 +99,19 @@ cudaError_t launch_running_box(const dev::GlobalSrc& s, const BoxParams& p, cons
     const int rows = dev::launch_rows(
         options.rows_per_warp,
         run_box_rows(dst.width, y1 - y0, d.sm_count, dev::current_filter_policy()));
-    if (inner > 0) {
-      dev::RunBoxArgs ai = a;
-      ai.segs = inner;
-      ai.seg_split = 0;
-      ai.seg_jump = 1;
-      ai.rows_per_warp = rows;
-      ai.early = false;
-      if (cudaError_t e = launch_run_box_part<kR, false>(s, ai, epi, stream)) return e;
-    }
     dev::RunBoxArgs ae = a;
-    if (inner > 0) {  // strip 0 and strips inner_end .. strips − 1
-      ae.segs = 1 + strips - inner_end;
-      ae.seg_split = 1;
-      ae.seg_jump = inner_end - 1;
-    } else {
-      ae.segs = strips;
-      ae.seg_split = strips;
-      ae.seg_jump = 0;
-    }
-    ae.rows_per_warp = inner > 0 ? kRunBoxEdgeRows : rows;
+    ae.strips = parts.edge;
     ae.early = ctx.early_trigger;
+    if (parts.inner.segs == 0) {
+      ae.rows_per_warp = rows;
+      return launch_run_box_part<kR, true>(s, ae, epi, stream);
+    }
+    dev::RunBoxArgs ai = a;
+    ai.strips = parts.inner;
+    ai.rows_per_warp = rows;
+    ai.early = false;
+    if (cudaError_t e = launch_run_box_part<kR, false>(s, ai, epi, stream)) return e;
+    ae.rows_per_warp = options.box_edge_rows > 0 ? options.box_edge_rows : kRunBoxEdgeRows;
     return launch_run_box_part<kR, true>(s, ae, epi, stream);
   });
 }

@@ -50,6 +50,8 @@ struct FilterLaunchOptions {
   // The running box splits launches of more than this many output pixels into an interior and an
   // edge kernel; < 0: kRunBoxSplitPx (kernels/tuning_filters.h), 0: every launch.
   long long box_split_px = -1;
+  // Output rows a warp of the split's edge kernel; 0: kRunBoxEdgeRows.
+  int box_edge_rows = 0;
 };
 
 // How the texture unit serves a border mode (DESIGN.md, "Border modes", measured on an H200):

@@ -4,6 +4,7 @@
 // lanes), for every width the strips take up to 20,000, and the invariants the kernels rely on.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <vector>
 
 #include "kernels/launch/strips.h"
@@ -104,26 +105,31 @@ TEST(StripPlacement, StripsInsideTheRowAndEdgeTilesNarrow) {
   }
 }
 
-// The running box's interior strips read only columns inside the row; the interior and the edge
-// strips together are every strip once; unaligned views have no interior strips.
+// The running box's interior strips read only columns inside the row; the two kernels' strips
+// (run_box_parts, as box.cu launches them and running_box_kernel maps them) are every strip once;
+// unaligned views have no interior strips.
 TEST(RunBoxSplit, InteriorStripsInsideAndEveryStripOnce) {
   constexpr int out = 480;
   for (int width = 1; width <= 20000; ++width) {
     for (bool vec : {false, true}) {
       const RunBoxSplit p = run_box_split(width, out, vec);
       ASSERT_EQ(p.strips, (width + out - 1) / out) << width;
+      const RunBoxParts parts = run_box_parts(p);
+      ASSERT_EQ(parts.inner.segs, std::max(0, p.inner_end - 1)) << width;
       std::vector<int> seen(static_cast<std::size_t>(p.strips), 0);
-      for (int k = 1; k < p.inner_end; ++k) {
+      for (int i = 0; i < parts.inner.segs; ++i) {
+        const int k = parts.inner.strip_of(i);
+        ASSERT_GE(k, 1) << width;
+        ASSERT_LT(k, p.inner_end) << width;
         ASSERT_GE(out * k - 16, 0) << width;
         ASSERT_LE(out * k + out + 16, width) << width << " strip " << k;
         ++seen[static_cast<std::size_t>(k)];
       }
-      // The edge kernel's strips (box.cu): all, or strip 0 and [inner_end, strips).
-      if (p.inner_end <= 1) {
-        for (int& v : seen) ++v;
-      } else {
-        ++seen[0];
-        for (int k = p.inner_end; k < p.strips; ++k) ++seen[static_cast<std::size_t>(k)];
+      for (int i = 0; i < parts.edge.segs; ++i) {
+        const int k = parts.edge.strip_of(i);
+        ASSERT_GE(k, 0) << width;
+        ASSERT_LT(k, p.strips) << width;
+        ++seen[static_cast<std::size_t>(k)];
       }
       for (int k = 0; k < p.strips; ++k) ASSERT_EQ(seen[static_cast<std::size_t>(k)], 1) << width;
       if (!vec) ASSERT_EQ(p.inner_end, 0);

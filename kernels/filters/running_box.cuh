@@ -29,6 +29,7 @@
 #include "kernels/block/pdl.cuh"
 #include "kernels/filters/fast_kernel.cuh"
 #include "kernels/filters/source.cuh"
+#include "kernels/launch/strips.h"
 #include "kernels/tuning_filters.h"
 
 namespace jetpipe::dev {
@@ -37,8 +38,7 @@ struct RunBoxArgs {
   std::uint8_t* dst;
   std::size_t dst_pitch;
   int width, y0, y1;
-  int segs;           // column strips of a band this launch takes (kRunBoxWarpOut columns each)
-  int seg_split, seg_jump;  // its strip i is the image's strip i < seg_split ? i : i + seg_jump
+  RunBoxStrips strips;  // the column strips of a band this launch takes (kRunBoxWarpOut columns)
   int rows_per_warp;        // output rows a warp
   bool vec_out;       // dst is 16-byte aligned: 16-byte stores
   bool early;         // trigger the dependents at the start (LaunchContext)
@@ -283,8 +283,8 @@ __global__ void __launch_bounds__(kRunBoxThreads, run_box_min_blocks<R, kEdge>()
   const int lane = static_cast<int>(threadIdx.x) & 31;
   const int warp =
       static_cast<int>(blockIdx.x) * (kRunBoxThreads / 32) + (static_cast<int>(threadIdx.x) >> 5);
-  const int band = warp / a.segs, si = warp - band * a.segs;
-  const int seg = si < a.seg_split ? si : si + a.seg_jump;
+  const int band = warp / a.strips.segs;
+  const int seg = a.strips.strip_of(warp - band * a.strips.segs);
   const int ys = a.y0 + band * a.rows_per_warp;
   if (ys >= a.y1) return;  // warp-uniform: the grid's last block may hold idle warps
   const int ye = min(ys + a.rows_per_warp, a.y1);

@@ -5,7 +5,8 @@
 // lie in the row; the rest of the row goes to the right edge tiles if that leaves at most tile_w
 // columns from the 16-column boundary after the last strip, or else one more strip moved left
 // onto an `align`-byte boundary (the last one that fits), so the edge tiles get fewer columns.
-// The running box (kernels/box.cu) splits its strips into interior and edge ones: run_box_split.
+// The running box (kernels/box.cu) splits its strips into interior and edge ones: run_box_split,
+// and run_box_parts gives each kernel its strips.
 #pragma once
 
 namespace jetpipe::dev {
@@ -44,6 +45,28 @@ constexpr RunBoxSplit run_box_split(int width, int out, bool vec) {
   const int fit = width >= out + 16 ? (width - out - 16) / out + 1 : 0;  // 480k + 496 ≤ width
   p.inner_end = vec ? (fit < p.strips ? fit : p.strips) : 0;
   if (p.inner_end < 1) p.inner_end = 0;
+  return p;
+}
+
+// Which of the image's strips one kernel of the split takes: its segs column strips, its strip i
+// being the image's strip i < seg_split ? i : i + seg_jump (running_box_kernel, strip_of).
+struct RunBoxStrips {
+  int segs = 0, seg_split = 0, seg_jump = 0;
+  constexpr int strip_of(int i) const { return i < seg_split ? i : i + seg_jump; }
+};
+struct RunBoxParts {
+  RunBoxStrips inner;  // segs 0: no interior kernel
+  RunBoxStrips edge;   // strip 0 and [inner_end, strips); every strip without an interior kernel
+};
+
+constexpr RunBoxParts run_box_parts(const RunBoxSplit& s) {
+  RunBoxParts p;
+  if (s.inner_end > 1) {
+    p.inner = {s.inner_end - 1, 0, 1};
+    p.edge = {1 + s.strips - s.inner_end, 1, s.inner_end - 1};
+  } else {
+    p.edge = {s.strips, s.strips, 0};
+  }
   return p;
 }
 

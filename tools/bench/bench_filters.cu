@@ -247,7 +247,8 @@ void bench_size(Bench& b, const Size& s) {
     // the fast kernel up to 9, the separable engine above), docs/decisions/039-box-running-sums.md,
     // and the tile engine (-tile); 33, 45 and 65 through the policy's and the separable engine;
     // the running kernel's rows a warp swept at 9, 15 and 31 (" rN"), and there its interior and
-    // edge kernels at every size (" split": the policy splits launches above kRunBoxSplitPx only).
+    // edge kernels at every size (" split": the policy splits launches above kRunBoxSplitPx only),
+    // the edge kernel at 4 .. 32 rows a warp (" split edgeN"; kRunBoxEdgeRows is 16).
     struct B {
       int ksize;
       FilterPath path;
@@ -255,6 +256,7 @@ void bench_size(Bench& b, const Size& s) {
       const char* impl;
       int rows;  // the running kernel's rows a warp; 0: the policy's
       bool split = false;  // the interior and edge kernels at every size (" split")
+      int edge_rows = 0;   // the split's edge kernel's rows a warp (" edgeN"); 0: kRunBoxEdgeRows
     };
     std::vector<B> cases;
     for (int k = 3; k <= 31; k += 2) {
@@ -268,6 +270,10 @@ void bench_size(Bench& b, const Size& s) {
           cases.push_back({k, FilterPath::kTiled, BoxEngine::kRunning, "jetpipe-running", r});
         }
         cases.push_back({k, FilterPath::kTiled, BoxEngine::kRunning, "jetpipe-running", 0, true});
+        for (int e : {4, 8, 24, 32}) {
+          cases.push_back(
+              {k, FilterPath::kTiled, BoxEngine::kRunning, "jetpipe-running", 0, true, e});
+        }
       }
     }
     for (int k : {33, 45, 65}) {  // above the running kernel's 31
@@ -282,6 +288,7 @@ void bench_size(Bench& b, const Size& s) {
       o.box_engine = c.engine;
       o.rows_per_warp = c.rows;
       o.box_split_px = c.split ? 0 : -1;
+      o.box_edge_rows = c.edge_rows;
       const double us = b.time_us([&](int rep) {
         const int i = rep % n;
         JP_CUDA(launch_box(p, FilterSource(in[i].view(), tex_replicate[i]), out8.view(), 0, h,
@@ -295,8 +302,9 @@ void bench_size(Bench& b, const Size& s) {
             box_ref(p, a, d, y0, y1);
           });
       const std::string k = std::to_string(c.ksize);
-      const std::string r =
-          (c.rows > 0 ? " r" + std::to_string(c.rows) : "") + (c.split ? " split" : "");
+      const std::string r = (c.rows > 0 ? " r" + std::to_string(c.rows) : "") +
+                            (c.split ? " split" : "") +
+                            (c.edge_rows > 0 ? " edge" + std::to_string(c.edge_rows) : "");
       b.add(
           {"box" + k + "x" + k + r + "/replicate", c.impl, s.name(), "uniform", us, 2 * px, note});
     }
