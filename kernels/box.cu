@@ -9,6 +9,7 @@
 #include <algorithm>
 
 #include "kernels/box.h"
+#include "kernels/filters/box_mean.h"
 #include "kernels/filters/fast_dispatch.cuh"
 #include "kernels/filters/running_box.cuh"
 #include "kernels/filters/separable.cuh"
@@ -22,29 +23,20 @@ namespace jetpipe {
 
 namespace {
 
-// ksize > 9 (separable engine): round(sum / area) with a float estimate corrected by one step each
-// way (exact: 2s + area < 2^22 for ksize ≤ 65, so the estimate is within one of the quotient).
+// ksize > 9 (separable engine): BoxMean64's output.
 struct BoxStore {
   std::uint8_t* dst;
   std::size_t pitch;
-  bool normalize;
-  int area, area2;
-  float inv_area2;
+  dev::BoxMean64 mean;
   __device__ void operator()(int x, int y, int sum) const {
-    int v = sum > 255 ? 255 : sum;
-    if (normalize) {
-      const int n = 2 * sum + area;
-      v = static_cast<int>(__int2float_rn(n) * inv_area2);
-      const int r = n - v * area2;
-      if (r < 0) {
-        --v;
-      } else if (r >= area2) {
-        ++v;
-      }
-    }
-    dst[static_cast<std::size_t>(y) * pitch + x] = static_cast<std::uint8_t>(v);
+    dst[static_cast<std::size_t>(y) * pitch + x] =
+        static_cast<std::uint8_t>(mean(static_cast<std::uint32_t>(sum)));
   }
 };
+
+static_assert(2 * kRunBoxMaxRadius + 1 <= dev::kBoxMagic32MaxKsize &&
+                  2 * kFastMaxRadius + 1 <= dev::kBoxMagic32MaxKsize,
+              "the fast and running kernels' mean takes the 32-bit box_magic");
 
 // Rows a warp of the running kernel: the policy's, fewer (down to run_box_rows_min) where the
 // launch would otherwise not fill the device.
@@ -118,14 +110,13 @@ cudaError_t launch_running_box(const dev::GlobalSrc& s, const BoxParams& p, cons
 
 // The tile engine over [y0, y1): tiles of kTileBoxH rows × kTileBoxW columns, any radius.
 cudaError_t launch_tile_box(const dev::GlobalSrc& s, const BoxParams& p, const ImageView& dst,
-                            int y0, int y1, const dev::BoxEpilogue& epi, const LaunchContext& ctx,
-                            cudaStream_t stream) {
+                            int y0, int y1, const LaunchContext& ctx, cudaStream_t stream) {
+  const dev::BoxMean64 mean = dev::BoxMean64::make(p.normalize, p.ksize);
   dev::TileBoxArgs a{};
   a.dst = dst.data;
   a.dst_pitch = dst.pitch;
   a.width = dst.width;
   a.r = p.ksize / 2;
-  a.magic = dev::box_magic64(2ull * static_cast<unsigned>(p.ksize * p.ksize));
   a.vec_out = dev::aligned16(dst);
   // gridDim.y ≤ 65535: taller launches go in parts of 65535 tiles (the early trigger on the last).
   constexpr int kPartRows = 65535 * kTileBoxH;
@@ -136,7 +127,7 @@ cudaError_t launch_tile_box(const dev::GlobalSrc& s, const BoxParams& p, const I
     const dim3 grid(dev::div_up(static_cast<long long>(dst.width), kTileBoxW),
                     dev::div_up(static_cast<long long>(a.y1 - a.y0), kTileBoxH));
     if (cudaError_t e = dev::launch_pdl(dev::tile_box_kernel, grid, kTileBoxThreads,
-                                        dev::tile_box_smem_bytes(a.r), stream, s, a, epi)) {
+                                        dev::tile_box_smem_bytes(a.r), stream, s, a, mean)) {
       return e;
     }
   }
@@ -163,11 +154,10 @@ cudaError_t launch_box(const BoxParams& p, const FilterSource& src, const ImageV
   }
   int ones[2 * kSepMaxRadius + 1];
   for (int& t : ones) t = 1;
-  const int area = p.ksize * p.ksize;
   const int w = src.view.width;
   dev::BoxEpilogue epi;
   epi.normalize = p.normalize;
-  epi.area = static_cast<std::uint32_t>(area);
+  epi.area = static_cast<std::uint32_t>(p.ksize * p.ksize);
   epi.magic = dev::box_magic(2u * epi.area);
   // kAuto: the fast kernel up to box_running_min_ksize (to 9 in launches of at most
   // box_window_px), above it the tile engine in launches of at most box_tile_px and the running
@@ -192,16 +182,14 @@ cudaError_t launch_box(const BoxParams& p, const FilterSource& src, const ImageV
                               stream, options);
   }
   if (engine == BoxEngine::kTile) {
-    return launch_tile_box(dev::make_global_src(src.view, p.border), p, dst, y0, y1, epi, ctx,
-                           stream);
+    return launch_tile_box(dev::make_global_src(src.view, p.border), p, dst, y0, y1, ctx, stream);
   }
   return dev::with_source(src, p.border, tex, [&](const auto& s) {
     if (r <= kFastMaxRadius) {
       return dev::launch_fast_separable(s, ones, ones, p.ksize, w, src.view.height, y0, y1, dst,
                                         epi, false, ctx, stream, options.rows_per_warp);
     }
-    const BoxStore store{dst.data, dst.pitch, p.normalize,
-                         area,     2 * area,  1.0f / static_cast<float>(2 * area)};
+    const BoxStore store{dst.data, dst.pitch, dev::BoxMean64::make(p.normalize, p.ksize)};
     return dev::launch_separable_tile(s, ones, p.ksize, ones, p.ksize, w, y0, y1, store, stream);
   });
 }

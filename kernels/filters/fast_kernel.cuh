@@ -47,6 +47,7 @@
 
 #include "kernels/block/cp_async.cuh"
 #include "kernels/block/pdl.cuh"
+#include "kernels/filters/box_mean.h"
 #include "kernels/filters/separable.cuh"
 #include "kernels/filters/source.cuh"
 #include "kernels/launch/filter_launch.cuh"
@@ -76,13 +77,6 @@ struct FastArgs {
   std::uint8_t* dst;  // 16-byte aligned rows
   std::size_t dst_pitch;
 };
-
-// The box mean round(s / area) = floor((2s + area) / (2·area)) as a multiply-high: with
-// M = floor(2^32 / d) + 1 and e = M·d − 2^32 ∈ (0, d], floor(n·M / 2^32) = floor(n / d) whenever
-// n·e < 2^32 (the error n·e / (d·2^32) stays under 1/d). For ksize ≤ 9: n ≤ 41391, e ≤ 162.
-inline std::uint32_t box_magic(std::uint32_t d) {
-  return static_cast<std::uint32_t>((std::uint64_t(1) << 32) / d + 1);
-}
 
 // Epilogues turn the 16 accumulators of a lane (one row, 16 columns from x) into output pixels and
 // store them (16-byte aligned rows), and one exact sum into one pixel (the edge tiles):

@@ -15,11 +15,28 @@
 #include <cstdint>
 
 #include "kernels/block/pdl.cuh"
+#include "kernels/filters/box_mean.h"
 #include "kernels/filters/fast_kernel.cuh"
 #include "kernels/filters/source.cuh"
 #include "kernels/tuning_filters.h"
 
 namespace jetpipe::dev {
+
+// The box's output for any ksize to 65 (the tile and the separable engine): the rounded mean of a
+// window sum through box_magic64 (kernels/filters/box_mean.h), or the sum saturated to 255.
+struct BoxMean64 {
+  bool normalize;
+  std::uint32_t area;
+  std::uint64_t magic;  // box_magic64(2 · area)
+  static BoxMean64 make(bool normalize, int ksize) {
+    const auto area = static_cast<std::uint32_t>(ksize * ksize);
+    return {normalize, area, box_magic64(2ull * area)};
+  }
+  __device__ __forceinline__ std::uint32_t operator()(std::uint32_t s) const {
+    return normalize ? static_cast<std::uint32_t>(__umul64hi(2ull * s + area, magic))
+                     : min(s, 255u);
+  }
+};
 
 struct TileBoxArgs {
   std::uint8_t* dst;
@@ -27,16 +44,9 @@ struct TileBoxArgs {
   int width;     // output columns (the source's)
   int y0, y1;    // output rows of the launch
   int r;         // radius, 1 .. kSepMaxRadius
-  std::uint64_t magic;  // box_magic64(2 · area): the mean for any ksize to 65
   bool vec_out;  // dst 16-byte aligned (data and pitch): 16-byte stores where a run lies inside
   bool early;    // trigger the dependents at the start (LaunchContext)
 };
-
-// The mean round(s / area) = floor((2s + area) / d), d = 2·area, as a 64-bit multiply-high: with
-// M = floor(2^64 / d) + 1 and e = M·d − 2^64 ∈ (0, d], floor(n·M / 2^64) = floor(n / d) whenever
-// n·e < 2^64, true for every n < 2^32. (box_magic's 32-bit form needs n·e < 2^32: ksize ≤ 45; the
-// tile engine takes up to 65, where it was off by one, H200 2026-11-28.)
-inline std::uint64_t box_magic64(std::uint64_t d) { return ~std::uint64_t(0) / d + 1; }
 
 // Shared memory of a tile: the input (kTileBoxH + 2r rows of kTileBoxW + 2r bytes, rounded to 16)
 // and the column sums (kTileBoxH rows of tile_box_sum_pitch(r) 16-bit sums).
@@ -54,7 +64,7 @@ __host__ __device__ constexpr std::size_t tile_box_smem_bytes(int r) {
 }
 
 __global__ void __launch_bounds__(kTileBoxThreads)
-    tile_box_kernel(const GlobalSrc src, const TileBoxArgs a, const BoxEpilogue epi) {
+    tile_box_kernel(const GlobalSrc src, const TileBoxArgs a, const BoxMean64 mean) {
   static_assert(kTileBoxThreads == kTileBoxW, "one thread a column of the tile's outputs");
   static_assert(kTileBoxThreads == kTileBoxH * (kTileBoxW / 16), "16 outputs a thread across");
   extern __shared__ uint4 tile_box_smem[];
@@ -125,10 +135,7 @@ __global__ void __launch_bounds__(kTileBoxThreads)
     o[m] = s;
   }
 #pragma unroll
-  for (int m = 0; m < 16; ++m) {
-    o[m] = epi.normalize ? static_cast<std::uint32_t>(__umul64hi(2ull * o[m] + epi.area, a.magic))
-                         : min(o[m], 255u);
-  }
+  for (int m = 0; m < 16; ++m) o[m] = mean(o[m]);
   std::uint8_t* drow = a.dst + static_cast<std::size_t>(ty + j) * a.dst_pitch;
   if (a.vec_out && xo + 16 <= a.width) {
     *reinterpret_cast<uint4*>(drow + xo) =
