@@ -704,6 +704,14 @@ TEST(HarrisRef, EqualsItsDefinitionBitForBit) {
           }
           return g;
         };
+        // Each pixel's gradients once (the box below visits a pixel block² times).
+        std::vector<std::int64_t> gxs(static_cast<std::size_t>(sz.w) * sz.h), gys(gxs.size());
+        for (int y = 0; y < sz.h; ++y) {
+          for (int x = 0; x < sz.w; ++x) {
+            gxs[static_cast<std::size_t>(y) * sz.w + x] = grad(dxx, dxy, x, y);
+            gys[static_cast<std::size_t>(y) * sz.w + x] = grad(dyx, dyy, x, y);
+          }
+        }
         const double scale = 1.0 / (static_cast<double>(1 << (p.ksize - 1)) * p.block_size * 255.0);
         const double s2 = scale * scale;
         const int anchor = p.block_size / 2;
@@ -716,7 +724,8 @@ TEST(HarrisRef, EqualsItsDefinitionBitForBit) {
                 const int cx = border_remap(x - anchor + j, sz.w, p.border.mode);
                 const int cy = border_remap(y - anchor + i, sz.h, p.border.mode);
                 if (cx < 0 || cy < 0) continue;  // constant: the tensor is 0 outside
-                const std::int64_t gx = grad(dxx, dxy, cx, cy), gy = grad(dyx, dyy, cx, cy);
+                const std::size_t at = static_cast<std::size_t>(cy) * sz.w + cx;
+                const std::int64_t gx = gxs[at], gy = gys[at];
                 sxx += gx * gx;
                 sxy += gx * gy;
                 syy += gy * gy;
