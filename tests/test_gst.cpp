@@ -719,6 +719,9 @@ TEST_F(Gst, RtpLoopback) {
   const std::string where = "127.0.0.1:" + std::to_string(port);
   SourceOptions opt;
   opt.timeout_s = 1;
+  // No reopening after the stream ends: reconnect's default tries (10, backing off to 8 s) kept
+  // this test waiting 67 s for a sender that had gone (Reconnect.* tests the reopening).
+  opt.reconnect.attempts = 0;
   auto rx = open_source("rtp://" + where, opt);
   EXPECT_TRUE(rx->live());
   auto pattern = open_source("test://blobs?w=64&h=48&frames=30");
