@@ -45,23 +45,6 @@ int run_box_rows(int width, int rows, int sm_count, const FilterPolicy& p) {
                            p.run_box_warps_per_sm, p.run_box_rows, p.run_box_rows_min);
 }
 
-// One part of a running-box launch: a.segs column strips of rows_per_warp rows a warp.
-template <int R, bool kEdge>
-cudaError_t launch_run_box_part(const dev::GlobalSrc& s, const dev::RunBoxArgs& a,
-                                const dev::BoxEpilogue& epi, cudaStream_t stream) {
-  const dev::DeviceInfo& d = dev::device_info();
-  const long long warps = static_cast<long long>(a.strips.segs) *
-                          dev::div_up(static_cast<long long>(a.y1 - a.y0), a.rows_per_warp);
-  const unsigned grid = dev::div_up(warps, static_cast<long long>(kRunBoxThreads / 32));
-  const std::size_t smem = dev::run_box_smem_bytes(R);
-  static dev::KernelSlot slot;
-  auto* kernel = dev::running_box_kernel<R, kEdge, dev::GlobalSrc>;
-  if (cudaError_t e = dev::allow_dynamic_smem(kernel, slot, d, static_cast<int>(smem))) return e;
-  // All of the SM's shared memory to the rings (3 blocks of 72 KB at 31 × 31).
-  if (cudaError_t e = dev::prefer_max_shared(kernel, slot, d)) return e;
-  return dev::launch_pdl(kernel, grid, kRunBoxThreads, smem, stream, s, a, epi);
-}
-
 // The running kernel over [y0, y1). Launches above options.box_split_px: the interior strips
 // (strips 1 .. n − 1 whose 496 columns lie inside the image, 16-byte aligned views: cp.async alone)
 // with the policy's rows a warp, then the edge strips (the first, the last ones) with
@@ -85,26 +68,20 @@ cudaError_t launch_running_box(const dev::GlobalSrc& s, const BoxParams& p, cons
   a.y0 = y0;
   a.y1 = y1;
   a.vec_out = dev::aligned16(dst);
-  const int r = p.ksize / 2;
-  return dev::with_run_box_radius(r, [&](auto rc) {
-    constexpr int kR = decltype(rc)::value;
-    const int rows = dev::launch_rows(
-        options.rows_per_warp,
-        run_box_rows(dst.width, y1 - y0, d.sm_count, dev::current_filter_policy()));
-    dev::RunBoxArgs ae = a;
-    ae.strips = parts.edge;
-    ae.early = ctx.early_trigger;
-    if (parts.inner.segs == 0) {
-      ae.rows_per_warp = rows;
-      return launch_run_box_part<kR, true>(s, ae, epi, stream);
-    }
-    dev::RunBoxArgs ai = a;
-    ai.strips = parts.inner;
-    ai.rows_per_warp = rows;
-    ai.early = false;
-    if (cudaError_t e = launch_run_box_part<kR, false>(s, ai, epi, stream)) return e;
-    ae.rows_per_warp = options.box_edge_rows > 0 ? options.box_edge_rows : kRunBoxEdgeRows;
-    return launch_run_box_part<kR, true>(s, ae, epi, stream);
+  const int rows =
+      dev::launch_rows(options.rows_per_warp,
+                       run_box_rows(dst.width, y1 - y0, d.sm_count, dev::current_filter_policy()));
+  dev::RunBoxArgs ai = a, ae = a;
+  ai.strips = parts.inner;  // segs 0: no interior kernel
+  ai.rows_per_warp = rows;
+  ai.early = false;
+  ae.strips = parts.edge;
+  ae.rows_per_warp = parts.inner.segs == 0       ? rows
+                     : options.box_edge_rows > 0 ? options.box_edge_rows
+                                                 : kRunBoxEdgeRows;
+  ae.early = ctx.early_trigger;
+  return dev::with_run_box_radius(p.ksize / 2, [&](auto rc) {
+    return dev::launch_running_box_r<decltype(rc)::value>(s, ai, ae, epi, stream);
   });
 }
 

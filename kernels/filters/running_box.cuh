@@ -320,4 +320,12 @@ cudaError_t with_run_box_radius(int radius, F&& f) {
                              std::make_integer_sequence<int, kRunBoxMaxRadius>{});
 }
 
+// The running kernel for radius R (kernels/box.cu builds the arguments): the interior strips'
+// kernel where inner.strips.segs > 0, then the edge strips'. Defined in running_box_launch.cuh,
+// instantiated in kernels/box_running_lo.cu (R 1..8) and box_running_hi.cu (9..15).
+template <int R>
+cudaError_t launch_running_box_r(const GlobalSrc& s, const RunBoxArgs& inner,
+                                 const RunBoxArgs& edge, const BoxEpilogue& epi,
+                                 cudaStream_t stream);
+
 }  // namespace jetpipe::dev
