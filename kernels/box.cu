@@ -2,8 +2,9 @@
 // CUDA twin of box: exact integer window sums, then the rounded mean or the saturated sum. Kernel
 // bodies in kernels/filters/: fast_kernel.cuh (ksize ≤ 9 below the policy's box_running_min_ksize,
 // or in launches of at most box_window_px), tile_box.cuh (launches of at most box_tile_px above
-// that; ksize > 31 at every size), running_box.cuh (running sums, ksize 3..31, larger launches);
-// separable.cuh (ksize > 9 through BoxEngine::kWindow, for benchmarks).
+// that; ksize > 31 at every size), running_box.cuh (running sums, ksize 3..31, larger launches;
+// its launches compiled in box_running_lo.cu and _hi.cu); separable.cuh (ksize > 9 through
+// BoxEngine::kWindow, for benchmarks).
 #include <cuda_runtime.h>
 
 #include <algorithm>
