@@ -39,9 +39,9 @@ struct RunBoxArgs {
   std::size_t dst_pitch;
   int width, y0, y1;
   RunBoxStrips strips;  // the column strips of a band this launch takes (kRunBoxWarpOut columns)
-  int rows_per_warp;        // output rows a warp
-  bool vec_out;       // dst is 16-byte aligned: 16-byte stores
-  bool early;         // trigger the dependents at the start (LaunchContext)
+  int rows_per_warp;    // output rows a warp
+  bool vec_out;         // dst is 16-byte aligned: 16-byte stores
+  bool early;           // trigger the dependents at the start (LaunchContext)
 };
 
 // Ring slots a lane: ksize rows in the window and the rows in flight (kRunBoxAhead, fewer where
