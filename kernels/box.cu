@@ -48,11 +48,11 @@ int run_box_rows(int width, int rows, int sm_count, const FilterPolicy& p) {
 
 // The running kernel over [y0, y1). Launches above options.box_split_px: the interior strips
 // (strips 1 .. n − 1 whose 496 columns lie inside the image, 16-byte aligned views: cp.async alone)
-// with the policy's rows a warp, then the edge strips (the first, the last ones) with
-// kRunBoxEdgeRows (options.box_edge_rows where > 0); the interior kernel triggers its dependent at
-// its end, so the edge kernel's blocks do not sit waiting in its SMs. Smaller launches and
-// unaligned views: the edge kernel takes every strip with the policy's rows. The last kernel
-// triggers the stage after as ctx says.
+// with the policy's rows a warp, then the edge strips (the first, the last ones) with the rows a
+// warp that fit them in one wave (options.box_edge_rows where > 0); the interior kernel triggers
+// its dependent at its end, so the edge kernel's blocks do not sit waiting in its SMs. Smaller
+// launches and unaligned views: the edge kernel takes every strip with the policy's rows. The last
+// kernel triggers the stage after as ctx says.
 cudaError_t launch_running_box(const dev::GlobalSrc& s, const BoxParams& p, const ImageView& dst,
                                int y0, int y1, const dev::BoxEpilogue& epi,
                                const LaunchContext& ctx, cudaStream_t stream,
@@ -77,9 +77,7 @@ cudaError_t launch_running_box(const dev::GlobalSrc& s, const BoxParams& p, cons
   ai.rows_per_warp = rows;
   ai.early = false;
   ae.strips = parts.edge;
-  ae.rows_per_warp = parts.inner.segs == 0       ? rows
-                     : options.box_edge_rows > 0 ? options.box_edge_rows
-                                                 : kRunBoxEdgeRows;
+  ae.rows_per_warp = parts.inner.segs == 0 ? rows : options.box_edge_rows;  // 0: one wave
   ae.early = ctx.early_trigger;
   return dev::with_run_box_radius(p.ksize / 2, [&](auto rc) {
     return dev::launch_running_box_r<decltype(rc)::value>(s, ai, ae, epi, stream);

@@ -50,7 +50,7 @@ struct FilterLaunchOptions {
   // The running box splits launches of more than this many output pixels into an interior and an
   // edge kernel; < 0: kRunBoxSplitPx (kernels/tuning_filters.h), 0: every launch.
   long long box_split_px = -1;
-  // Output rows a warp of the split's edge kernel; 0: kRunBoxEdgeRows.
+  // Output rows a warp of the split's edge kernel; 0: those that fit it in one wave.
   int box_edge_rows = 0;
 };
 

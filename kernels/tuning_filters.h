@@ -41,9 +41,11 @@ constexpr int kSepMaxRadius = 32;  // ksize ≤ 65 (shared memory: 30 KB at the 
 constexpr int kRunBoxThreads = 128, kRunBoxAhead = 8, kRunBoxMaxSlots = 36, kRunBoxEdgeAhead = 4;
 constexpr int kRunBoxWarpOut = 480;
 // Launches of more than kRunBoxSplitPx output pixels run the running kernel's interior strips as a
-// kernel of their own (51-56 registers against 153, more blocks an SM) and then the edge strips (the
-// image's first and last strips, every strip of an unaligned view) kRunBoxEdgeRows output rows a
-// warp; smaller launches one kernel for every strip. Split against one kernel (H200, 2026-11-28
+// kernel of their own (51-56 registers against 153, more blocks an SM) and then the edge strips
+// (the image's first and last strips, every strip of an unaligned view) with the fewest output rows
+// a warp, at least kRunBoxEdgeRowsMin, that fit its warps in one wave of its resident blocks
+// (run_box_edge_rows; 153 registers: 3 blocks of 4 warps an SM, 1,584 warps on 132 SMs); smaller
+// launches one kernel for every strip. Split against one kernel (H200, 2026-11-28
 // 10:37 UTC, replicate, µs, two runs): 1080p 9: 38.0-38.9 / 28.0-28.2, 15: 43.5-44.8 /
 // 32.9-33.4, 31: 53.8-54.8 / 39.5-41.5 (a second kernel after a one-wave first adds its whole
 // duration); 4K 9: 46.8-48.6 / 49.7-51.5, 15: 51.8-53.5 / 58.3-58.6, 31: 70.5 / 73.2-73.6;
@@ -51,7 +53,13 @@ constexpr int kRunBoxWarpOut = 480;
 // against 329 before the split, 10:23 UTC). So above 1080p's 2^21 and below 4K's 2^23: 2^22 (not
 // measured between).
 constexpr long long kRunBoxSplitPx = 1LL << 22;
-constexpr int kRunBoxEdgeRows = 16;
+// The edge kernel's rows a warp (H200, 2026-11-28 16:16 UTC, replicate, split launches, µs, two
+// runs; 16 was the fixed value before): 16384² 9: 4 → 268-271, 8 → 245-247, 16 → 243-247,
+// 24 → 229-230, 32 → 234-236; 15: 4 → 301-304, 8 → 262-264, 16 → 257-259, 24 → 239-241,
+// 32 → 243-245; 31: 4 → 393, 8 → 325, 16 → 306-311, 24 → 281-283, 32 → 288-289 (one wave: 21);
+// 4K 9: 4 → 35.3, 8 → 37.9, 16 → 45.7, 24 → 54.2, 32 → 61.1; 15: 41.1 / 43.8 / 52.5 / 60.0 /
+// 67.9; 31: 62.0 / 64.5 / 71.5 / 81.1 / 86.3 (one wave: 3, so 4).
+constexpr int kRunBoxEdgeRowsMin = 4;
 constexpr int kRunBoxMaxRadius = 15;
 // Box tile engine (kernels/filters/tile_box.cuh, any ksize ≤ 2·kSepMaxRadius + 1): a block of
 // kTileBoxThreads threads sums a tile of kTileBoxH output rows × kTileBoxW columns from shared

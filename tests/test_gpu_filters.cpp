@@ -759,7 +759,7 @@ TEST(GpuBoxWide, TileAndSeparableMatchTwin) {
 
 // A launch above kRunBoxSplitPx with the policy's own split (the interior kernel, then the edge
 // one): 4,100 × 4,097 and a 4,103-wide one whose last strip is narrow, ksize 3, 15 and 31; the
-// edge kernel at its kRunBoxEdgeRows and at 5 rows a warp.
+// edge kernel at the rows that fit one wave and at 5 rows a warp.
 TEST(GpuBoxLarge, SplitLaunchMatchesTwin) {
   JP_REQUIRE_GPU();
 #if JETPIPE_HAVE_CUDA
@@ -780,7 +780,7 @@ TEST(GpuBoxLarge, SplitLaunchMatchesTwin) {
     FilterLaunchOptions o;
     o.box_engine = BoxEngine::kRunning;
     check_box_launch(src.view(), p, o, rng);
-    o.box_edge_rows = 5;  // the edge kernel's rows a warp (the bench's " edgeN" rows) off 16
+    o.box_edge_rows = 5;  // the edge kernel's rows a warp (the bench's " edgeN" rows)
     SCOPED_TRACE("edge kernel 5 rows a warp");
     check_box_launch(src.view(), p, o, rng);
   }

@@ -142,5 +142,34 @@ TEST(RunBoxSplit, InteriorStripsInsideAndEveryStripOnce) {
   }
 }
 
+// The edge kernel's rows a warp fit its warps in one wave, and one row fewer would not (unless at
+// the floor); where one warp a strip is too many already, one warp a strip.
+TEST(RunBoxSplit, EdgeRowsFewestThatFitOneWave) {
+  const auto warps = [](int segs, int rows, int r) {
+    return static_cast<long long>(segs) * ((rows + r - 1) / r);
+  };
+  for (int segs = 1; segs <= 5; ++segs) {
+    for (int rows = 1; rows <= 400; rows += 3) {
+      for (long long resident = 1; resident <= 300; resident += 7) {
+        for (int least : {1, 4}) {
+          const int r = run_box_edge_rows(segs, rows, resident, least);
+          ASSERT_GE(r, least);
+          if (resident < segs) {
+            ASSERT_EQ(r, std::max(rows, least)) << segs << " " << rows << " " << resident;
+            continue;
+          }
+          ASSERT_LE(warps(segs, rows, r), resident) << segs << " " << rows << " " << resident;
+          if (r > least) {
+            ASSERT_GT(warps(segs, rows, r - 1), resident) << segs << " " << rows << " " << resident;
+          }
+        }
+      }
+    }
+  }
+  // The H200's 16384² split: two edge strips, 132 SMs × 3 blocks × 4 warps; 4K's.
+  EXPECT_EQ(run_box_edge_rows(2, 16384, 132 * 12, 4), 21);
+  EXPECT_EQ(run_box_edge_rows(2, 2160, 132 * 12, 4), 4);
+}
+
 }  // namespace
 }  // namespace jetpipe::dev

@@ -6,7 +6,7 @@
 // columns from the 16-column boundary after the last strip, or else one more strip moved left
 // onto an `align`-byte boundary (the last one that fits), so the edge tiles get fewer columns.
 // The running box (kernels/box.cu) splits its strips into interior and edge ones: run_box_split,
-// and run_box_parts gives each kernel its strips.
+// and run_box_parts gives each kernel its strips; run_box_edge_rows the edge kernel's rows a warp.
 #pragma once
 
 namespace jetpipe::dev {
@@ -68,6 +68,17 @@ constexpr RunBoxParts run_box_parts(const RunBoxSplit& s) {
     p.edge = {s.strips, s.strips, 0};
   }
   return p;
+}
+
+// The split's edge kernel's rows a warp: the fewest (at least `least`) whose warps, segs strips ×
+// ⌈rows / it⌉, fit in `resident_warps`, one wave of the device's resident blocks (one warp a strip
+// where even that does not fit). Its warps each re-read 2R halo rows, so more rows a warp cost
+// fewer halo reads but a longer wave; a second wave costs a whole warp's time again
+// (docs/decisions/046-box-running-ring-dp2a.md).
+constexpr int run_box_edge_rows(int segs, int rows, long long resident_warps, int least) {
+  const long long per_strip = segs > 0 ? resident_warps / segs : 0;  // warps a strip may have
+  const long long r = per_strip > 0 ? (rows + per_strip - 1) / per_strip : rows;
+  return static_cast<int>(r < least ? least : r);
 }
 
 }  // namespace jetpipe::dev

@@ -248,7 +248,7 @@ void bench_size(Bench& b, const Size& s) {
     // and the tile engine (-tile); 33, 45 and 65 through the policy's and the separable engine;
     // the running kernel's rows a warp swept at 9, 15 and 31 (" rN"), and there its interior and
     // edge kernels at every size (" split": the policy splits launches above kRunBoxSplitPx only),
-    // the edge kernel at 4 .. 32 rows a warp (" split edgeN"; kRunBoxEdgeRows is 16).
+    // the edge kernel at 4 .. 32 rows a warp (" split edgeN"; " split" alone: one wave's).
     struct B {
       int ksize;
       FilterPath path;
@@ -256,7 +256,7 @@ void bench_size(Bench& b, const Size& s) {
       const char* impl;
       int rows;  // the running kernel's rows a warp; 0: the policy's
       bool split = false;  // the interior and edge kernels at every size (" split")
-      int edge_rows = 0;   // the split's edge kernel's rows a warp (" edgeN"); 0: kRunBoxEdgeRows
+      int edge_rows = 0;   // the split's edge kernel's rows a warp (" edgeN"); 0: one wave's
     };
     std::vector<B> cases;
     for (int k = 3; k <= 31; k += 2) {
@@ -270,7 +270,7 @@ void bench_size(Bench& b, const Size& s) {
           cases.push_back({k, FilterPath::kTiled, BoxEngine::kRunning, "jetpipe-running", r});
         }
         cases.push_back({k, FilterPath::kTiled, BoxEngine::kRunning, "jetpipe-running", 0, true});
-        for (int e : {4, 8, 24, 32}) {
+        for (int e : {4, 8, 16, 24, 32}) {
           cases.push_back(
               {k, FilterPath::kTiled, BoxEngine::kRunning, "jetpipe-running", 0, true, e});
         }
