@@ -2,12 +2,13 @@
 // CUDA twin of box: exact integer window sums, then the rounded mean or the saturated sum. Kernel
 // bodies in kernels/filters/: fast_kernel.cuh (ksize ≤ 9 below the policy's box_running_min_ksize,
 // or in launches of at most box_window_px), tile_box.cuh (launches of at most box_tile_px above
-// that; ksize > 31 at every size), running_box.cuh (running sums, ksize 3..31, larger launches;
-// its launches compiled in box_running_lo.cu and _hi.cu); separable.cuh (ksize > 9 through
-// BoxEngine::kWindow, for benchmarks).
+// that; ksize > 31 at every size; the running kernel's edge columns), running_box.cuh (running
+// sums, ksize 3..31, larger launches; its launches compiled in box_running_lo.cu and _hi.cu);
+// separable.cuh (ksize > 9 through BoxEngine::kWindow, for benchmarks).
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <limits>
 
 #include "kernels/box.h"
 #include "kernels/filters/box_mean.h"
@@ -39,6 +40,10 @@ static_assert(2 * kRunBoxMaxRadius + 1 <= dev::kBoxMagic32MaxKsize &&
                   2 * kFastMaxRadius + 1 <= dev::kBoxMagic32MaxKsize,
               "the fast and running kernels' mean takes the 32-bit box_magic");
 
+cudaError_t launch_tile_box(const dev::GlobalSrc& s, const BoxParams& p, const ImageView& dst,
+                            int y0, int y1, const LaunchContext& ctx, cudaStream_t stream,
+                            int left_cols, int right_x0);
+
 // Rows a warp of the running kernel: the policy's, fewer (down to run_box_rows_min) where the
 // launch would otherwise not fill the device.
 int run_box_rows(int width, int rows, int sm_count, const FilterPolicy& p) {
@@ -46,7 +51,11 @@ int run_box_rows(int width, int rows, int sm_count, const FilterPolicy& p) {
                            p.run_box_warps_per_sm, p.run_box_rows, p.run_box_rows_min);
 }
 
-// The running kernel over [y0, y1). Launches above options.box_split_px: the interior strips
+// The running kernel over [y0, y1). Launches above options.box_split_px of 16-byte aligned views
+// at least 512 wide, where kRunBoxTileEdges* say (and options.box_edge_rows does not ask for the
+// edge kernel): every strip from column 16 in the interior kernel, the last one moved left onto a
+// 16-byte boundary (place_strips), then the tile engine over the columns left at both ends. Other
+// launches above options.box_split_px: the interior strips
 // (strips 1 .. n − 1 whose 496 columns lie inside the image, 16-byte aligned views: cp.async alone)
 // with the policy's rows a warp, then the edge strips (the first, the last ones) with the rows a
 // warp that fit them in one wave (options.box_edge_rows where > 0); the interior kernel triggers
@@ -60,18 +69,43 @@ cudaError_t launch_running_box(const dev::GlobalSrc& s, const BoxParams& p, cons
   const dev::DeviceInfo& d = dev::device_info();
   const long long split_px = options.box_split_px < 0 ? kRunBoxSplitPx : options.box_split_px;
   const bool large = static_cast<long long>(dst.width) * (y1 - y0) > split_px;
-  const dev::RunBoxParts parts =
-      dev::run_box_parts(dev::run_box_split(dst.width, kRunBoxWarpOut, s.vec && large));
   dev::RunBoxArgs a{};
   a.dst = dst.data;
   a.dst_pitch = dst.pitch;
   a.width = dst.width;
+  a.x_first = 0;
+  a.x_last = std::numeric_limits<int>::max();
   a.y0 = y0;
   a.y1 = y1;
   a.vec_out = dev::aligned16(dst);
   const int rows =
       dev::launch_rows(options.rows_per_warp,
                        run_box_rows(dst.width, y1 - y0, d.sm_count, dev::current_filter_policy()));
+  const long long px = static_cast<long long>(dst.width) * (y1 - y0);
+  const bool tile_edges = large && s.vec && dst.width >= kRunBoxWarpOut + 32 &&
+                          options.box_edge_rows <= 0 &&
+                          (p.ksize <= kRunBoxTileEdgesMaxKsize || px <= kRunBoxTileEdgesPx);
+  if (tile_edges) {
+    // Tile-edged: strips from column 16, the last one moved left onto a 16-byte boundary, so that
+    // each reads 16 aligned columns either side inside the row; the tile engine the columns left.
+    const dev::StripPlacement pl =
+        dev::place_strips(dst.width, kRunBoxWarpOut, kRunBoxWarpOut + 16, 16, kTileBoxW);
+    dev::RunBoxArgs ai = a;
+    ai.strips = {pl.strips, pl.strips, 0};
+    ai.x_first = 16;
+    ai.x_last = pl.x0_last;
+    ai.rows_per_warp = rows;
+    ai.early = false;
+    if (cudaError_t e = dev::with_run_box_radius(p.ksize / 2, [&](auto rc) {
+          return dev::launch_running_box_r<decltype(rc)::value>(s, ai, dev::RunBoxArgs{}, epi,
+                                                                stream);
+        })) {
+      return e;
+    }
+    return launch_tile_box(s, p, dst, y0, y1, ctx, stream, 16, pl.edge_x0);
+  }
+  const dev::RunBoxParts parts =
+      dev::run_box_parts(dev::run_box_split(dst.width, kRunBoxWarpOut, s.vec && large));
   dev::RunBoxArgs ai = a, ae = a;
   ai.strips = parts.inner;  // segs 0: no interior kernel
   ai.rows_per_warp = rows;
@@ -84,23 +118,28 @@ cudaError_t launch_running_box(const dev::GlobalSrc& s, const BoxParams& p, cons
   });
 }
 
-// The tile engine over [y0, y1): tiles of kTileBoxH rows × kTileBoxW columns, any radius.
+// The tile engine over [y0, y1): tiles of kTileBoxH rows × kTileBoxW columns, any radius; every
+// column, or (left_cols, right_x0: TileBoxArgs) columns [0, left_cols) and [right_x0, width).
 cudaError_t launch_tile_box(const dev::GlobalSrc& s, const BoxParams& p, const ImageView& dst,
-                            int y0, int y1, const LaunchContext& ctx, cudaStream_t stream) {
+                            int y0, int y1, const LaunchContext& ctx, cudaStream_t stream,
+                            int left_cols, int right_x0) {
   const dev::BoxMean64 mean = dev::BoxMean64::make(p.normalize, p.ksize);
   dev::TileBoxArgs a{};
   a.dst = dst.data;
   a.dst_pitch = dst.pitch;
   a.width = dst.width;
+  a.left_cols = left_cols;
+  a.right_x0 = right_x0;
   a.r = p.ksize / 2;
   a.vec_out = dev::aligned16(dst);
+  const long long right = dst.width > right_x0 ? dst.width - right_x0 : 0;
   // gridDim.y ≤ 65535: taller launches go in parts of 65535 tiles (the early trigger on the last).
   constexpr int kPartRows = 65535 * kTileBoxH;
   for (int ys = y0; ys < y1; ys = a.y1) {
     a.y0 = ys;
     a.y1 = y1 - ys > kPartRows ? ys + kPartRows : y1;
     a.early = ctx.early_trigger && a.y1 == y1;
-    const dim3 grid(dev::div_up(static_cast<long long>(dst.width), kTileBoxW),
+    const dim3 grid(1 + dev::div_up(right, kTileBoxW),
                     dev::div_up(static_cast<long long>(a.y1 - a.y0), kTileBoxH));
     if (cudaError_t e = dev::launch_pdl(dev::tile_box_kernel, grid, kTileBoxThreads,
                                         dev::tile_box_smem_bytes(a.r), stream, s, a, mean)) {
@@ -158,7 +197,8 @@ cudaError_t launch_box(const BoxParams& p, const FilterSource& src, const ImageV
                               stream, options);
   }
   if (engine == BoxEngine::kTile) {
-    return launch_tile_box(dev::make_global_src(src.view, p.border), p, dst, y0, y1, ctx, stream);
+    return launch_tile_box(dev::make_global_src(src.view, p.border), p, dst, y0, y1, ctx, stream,
+                           kTileBoxW, kTileBoxW);
   }
   return dev::with_source(src, p.border, tex, [&](const auto& s) {
     if (r <= kFastMaxRadius) {

@@ -60,6 +60,19 @@ constexpr long long kRunBoxSplitPx = 1LL << 22;
 // 4K 9: 4 → 35.3, 8 → 37.9, 16 → 45.7, 24 → 54.2, 32 → 61.1; 15: 41.1 / 43.8 / 52.5 / 60.0 /
 // 67.9; 31: 62.0 / 64.5 / 71.5 / 81.1 / 86.3 (one wave: 3, so 4).
 constexpr int kRunBoxEdgeRowsMin = 4;
+// Or, for ksize ≤ kRunBoxTileEdgesMaxKsize or launches of at most kRunBoxTileEdgesPx output
+// pixels (16-byte aligned views ≥ 512 wide): the interior kernel takes every strip, from column 16
+// (the last moved left onto a 16-byte boundary), and the tile engine the 16 columns left of them
+// and those right of the last (2 tiles a 16-row band; 43 µs at 16384² 15 × 15, ncu, growing with
+// the halo). Against the one-wave edge kernel (H200, 2026-11-28 16:39 UTC, replicate, µs, two
+// runs, tile edges at every ksize): 16384² 9: 218.0-218.9 / 224.2-224.7, 11: 224.1-224.2 /
+// 227.7-228.3, 13: 228.9-229.2 / 232.1-232.3, 15: 233.8-233.9 / 233.8-234.3, 17: 240.1-240.2 /
+// 239.6-240.2, 21: 254.2-256.5 / 252.8-253.2 (16:31 UTC: 31 295.8-296.0 / 274.0-280.4); 8192² 9:
+// 88.2-88.7 / 91.2-91.9, 13: 95.2-96.6 / 95.9-97.0, 15: 103.8-104.5 / 96.7-97.0; 4K 11: 30.7-31.5
+// / 36.5-37.0, 15: 35.7-36.6 / 40.3-40.5, 21: 41.2-41.3 / 49.7-50.5, 31: 50.3-50.6 / 58.8-59.5.
+// So 13, and every ksize up to 2^24 pixels (4K is 2^23; between it and 8192² not measured).
+constexpr int kRunBoxTileEdgesMaxKsize = 13;
+constexpr long long kRunBoxTileEdgesPx = 1LL << 24;
 constexpr int kRunBoxMaxRadius = 15;
 // Box tile engine (kernels/filters/tile_box.cuh, any ksize ≤ 2·kSepMaxRadius + 1): a block of
 // kTileBoxThreads threads sums a tile of kTileBoxH output rows × kTileBoxW columns from shared

@@ -680,7 +680,8 @@ INSTANTIATE_TEST_SUITE_P(Sizes, GpuBox, ::testing::ValuesIn(make_cases(std::size
 // engines (running sums, the sliding windows), mean and sum, every border, on widths around a
 // warp's 480 columns and heights down to 1 (the border rows far out); the running kernel also at 1,
 // 3 and 37 rows a warp (bands of several warps, a ksize taller than a band, its ring of rows
-// wrapping several times in a band of 130 rows).
+// wrapping several times in a band of 130 rows), and split at every size: with the tile engine's
+// edges (977 and 1003 wide: the last strip moved left and not) and with the edge kernel.
 class GpuBoxKsize : public ::testing::TestWithParam<int> {};
 TEST_P(GpuBoxKsize, EveryEngineMatchesTwin) {
   JP_REQUIRE_GPU();
@@ -691,6 +692,7 @@ TEST_P(GpuBoxKsize, EveryEngineMatchesTwin) {
     BoxEngine engine;
     int rows;
     long long split_px = -1;  // 0: the interior and edge kernels at every size
+    int edge_rows = 0;        // > 0: the split's edges by the edge kernel, not the tile engine
   };
   for (const Size2& sz : {Size2{1, 1}, Size2{37, 5}, Size2{5, 41}, Size2{497, 23}, Size2{1003, 70},
                           Size2{977, 130}}) {
@@ -700,8 +702,8 @@ TEST_P(GpuBoxKsize, EveryEngineMatchesTwin) {
         for (const Run& run :
              {Run{BoxEngine::kRunning, 0}, Run{BoxEngine::kRunning, 1}, Run{BoxEngine::kRunning, 3},
               Run{BoxEngine::kRunning, 37}, Run{BoxEngine::kRunning, 0, 0},
-              Run{BoxEngine::kRunning, 3, 0}, Run{BoxEngine::kWindow, 0},
-              Run{BoxEngine::kTile, 0}}) {
+              Run{BoxEngine::kRunning, 3, 0}, Run{BoxEngine::kRunning, 0, 0, 3},
+              Run{BoxEngine::kWindow, 0}, Run{BoxEngine::kTile, 0}}) {
           BoxParams p;
           p.ksize = ksize;
           p.normalize = normalize;
@@ -710,13 +712,14 @@ TEST_P(GpuBoxKsize, EveryEngineMatchesTwin) {
           o.box_engine = run.engine;
           o.rows_per_warp = run.rows;
           o.box_split_px = run.split_px;
+          o.box_edge_rows = run.edge_rows;
           SCOPED_TRACE(std::to_string(sz.w) + "x" + std::to_string(sz.h) + " " + kBorders[bi].name +
                        (normalize ? " mean" : " sum") +
                        (run.engine == BoxEngine::kRunning ? " running"
                         : run.engine == BoxEngine::kTile  ? " tile"
                                                           : " window") +
-                       " rows " +
-                       std::to_string(run.rows) + (run.split_px == 0 ? " split" : ""));
+                       " rows " + std::to_string(run.rows) + (run.split_px == 0 ? " split" : "") +
+                       (run.edge_rows > 0 ? " edge kernel" : ""));
           check_box_launch(src.view(), p, o, rng);
         }
       }
@@ -757,9 +760,11 @@ TEST(GpuBoxWide, TileAndSeparableMatchTwin) {
 #endif
 }
 
-// A launch above kRunBoxSplitPx with the policy's own split (the interior kernel, then the edge
-// one): 4,100 × 4,097 and a 4,103-wide one whose last strip is narrow, ksize 3, 15 and 31; the
-// edge kernel at the rows that fit one wave and at 5 rows a warp.
+// A launch above kRunBoxSplitPx with the policy's own split: 4,100 × 4,097 and a 4,103-wide one
+// whose last strip is narrow (moved left), ksize 3, 15 and 31 (above 2^24 pixels: 3 with the tile
+// engine's edges, 15 and 31 with the edge kernel at the rows that fit one wave; bands of fewer rows
+// than the whole, as check_gpu_filter cuts them, the tile edges); then the edge kernel at 5 rows a
+// warp.
 TEST(GpuBoxLarge, SplitLaunchMatchesTwin) {
   JP_REQUIRE_GPU();
 #if JETPIPE_HAVE_CUDA

@@ -39,6 +39,10 @@ struct RunBoxArgs {
   std::size_t dst_pitch;
   int width, y0, y1;
   RunBoxStrips strips;  // the column strips of a band this launch takes (kRunBoxWarpOut columns)
+  // The interior kernel's strip k's first output column: min(x_first + kRunBoxWarpOut · k, x_last)
+  // (0 and INT_MAX: strip k at 480k, as the edge kernel's always are; 16 and place_strips' x0_last:
+  // the tile-edged layout, kernels/box.cu).
+  int x_first, x_last;
   int rows_per_warp;    // output rows a warp
   bool vec_out;         // dst is 16-byte aligned: 16-byte stores
   bool early;           // trigger the dependents at the start (LaunchContext)
@@ -288,7 +292,10 @@ __global__ void __launch_bounds__(kRunBoxThreads, run_box_min_blocks<R, kEdge>()
   const int ys = a.y0 + band * a.rows_per_warp;
   if (ys >= a.y1) return;  // warp-uniform: the grid's last block may hold idle warps
   const int ye = min(ys + a.rows_per_warp, a.y1);
-  const int x = seg * kRunBoxWarpOut - 16 + 16 * lane;  // this lane's 16 columns
+  // This lane's 16 columns (the edge kernel's strips always at 480k: an extra register there
+  // spilled 4 bytes at R 10..14, sm_90).
+  const int x0 = kEdge ? seg * kRunBoxWarpOut : min(a.x_first + seg * kRunBoxWarpOut, a.x_last);
+  const int x = x0 - 16 + 16 * lane;
   const int yin = ys - R;
   const int total = ye - ys + 2 * R;  // input rows the warp reads
   const bool out_lane = lane >= 1 && lane <= 30 && x < a.width;
@@ -321,8 +328,9 @@ cudaError_t with_run_box_radius(int radius, F&& f) {
 }
 
 // The running kernel for radius R (kernels/box.cu builds the arguments): the interior strips'
-// kernel where inner.strips.segs > 0, then the edge strips'. Defined in running_box_launch.cuh,
-// instantiated in kernels/box_running_lo.cu (R 1..8) and box_running_hi.cu (9..15).
+// kernel where inner.strips.segs > 0, then the edge strips' where edge.strips.segs > 0. Defined in
+// running_box_launch.cuh, instantiated in kernels/box_running_lo.cu (R 1..8) and box_running_hi.cu
+// (9..15).
 template <int R>
 cudaError_t launch_running_box_r(const GlobalSrc& s, const RunBoxArgs& inner,
                                  const RunBoxArgs& edge, const BoxEpilogue& epi,

@@ -53,6 +53,7 @@ cudaError_t launch_running_box_r(const GlobalSrc& s, const RunBoxArgs& inner,
   if (inner.strips.segs > 0) {
     if (cudaError_t e = launch_run_box_part<R, false>(s, inner, epi, stream)) return e;
   }
+  if (edge.strips.segs == 0) return cudaSuccess;
   return launch_run_box_part<R, true>(s, edge, epi, stream);
 }
 

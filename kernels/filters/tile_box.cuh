@@ -42,6 +42,9 @@ struct TileBoxArgs {
   std::uint8_t* dst;
   std::size_t dst_pitch;
   int width;     // output columns (the source's)
+  // Tile column 0 outputs columns [0, min(left_cols, width)); tile column c ≥ 1 starts at
+  // right_x0 + (c − 1) · kTileBoxW (16-aligned). Every column: both kTileBoxW.
+  int left_cols, right_x0;
   int y0, y1;    // output rows of the launch
   int r;         // radius, 1 .. kSepMaxRadius
   bool vec_out;  // dst 16-byte aligned (data and pitch): 16-byte stores where a run lies inside
@@ -76,7 +79,9 @@ __global__ void __launch_bounds__(kTileBoxThreads)
   std::uint8_t* in = reinterpret_cast<std::uint8_t*>(tile_box_smem);
   std::uint16_t* sums = reinterpret_cast<std::uint16_t*>(in + tile_box_in_bytes(r));
   const int t = static_cast<int>(threadIdx.x);
-  const int x0 = static_cast<int>(blockIdx.x) * kTileBoxW;
+  const int c = static_cast<int>(blockIdx.x);
+  const int x0 = c == 0 ? 0 : a.right_x0 + (c - 1) * kTileBoxW;
+  const int x_end = c == 0 ? min(a.left_cols, a.width) : a.width;  // this tile's outputs end
   const int ty = a.y0 + static_cast<int>(blockIdx.y) * kTileBoxH;
   const int th = min(kTileBoxH, a.y1 - ty);  // output rows of this tile
   const int in_rows = th + 2 * r;
@@ -122,7 +127,7 @@ __global__ void __launch_bounds__(kTileBoxThreads)
   // 3. Row j = t mod 16 (a warp's lanes: 16 rows, two runs), outputs x0 + 16q .. x0 + 16q + 15.
   const int j = t % kTileBoxH, q = t / kTileBoxH;
   const int xo = x0 + 16 * q;
-  if (j >= th || xo >= a.width) return;
+  if (j >= th || xo >= x_end) return;
   const std::uint16_t* srow = sums + j * sp + 16 * q;
   std::uint32_t s = 0;
   for (int i = 0; i < k; ++i) s += srow[i];
@@ -137,14 +142,14 @@ __global__ void __launch_bounds__(kTileBoxThreads)
 #pragma unroll
   for (int m = 0; m < 16; ++m) o[m] = mean(o[m]);
   std::uint8_t* drow = a.dst + static_cast<std::size_t>(ty + j) * a.dst_pitch;
-  if (a.vec_out && xo + 16 <= a.width) {
+  if (a.vec_out && xo + 16 <= x_end) {
     *reinterpret_cast<uint4*>(drow + xo) =
         make_uint4(pack4(o[0], o[1], o[2], o[3]), pack4(o[4], o[5], o[6], o[7]),
                    pack4(o[8], o[9], o[10], o[11]), pack4(o[12], o[13], o[14], o[15]));
   } else {
 #pragma unroll
     for (int m = 0; m < 16; ++m) {
-      if (xo + m < a.width) drow[xo + m] = static_cast<std::uint8_t>(o[m]);
+      if (xo + m < x_end) drow[xo + m] = static_cast<std::uint8_t>(o[m]);
     }
   }
 }

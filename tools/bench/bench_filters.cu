@@ -248,7 +248,8 @@ void bench_size(Bench& b, const Size& s) {
     // and the tile engine (-tile); 33, 45 and 65 through the policy's and the separable engine;
     // the running kernel's rows a warp swept at 9, 15 and 31 (" rN"), and there its interior and
     // edge kernels at every size (" split": the policy splits launches above kRunBoxSplitPx only),
-    // the edge kernel at 4 .. 32 rows a warp (" split edgeN"; " split" alone: one wave's).
+    // the edge kernel at 4 .. 32 rows a warp (" split edgeN"; " split" alone: the policy's edges,
+    // the tile engine's or the edge kernel at one wave's rows, kRunBoxTileEdges*).
     struct B {
       int ksize;
       FilterPath path;
