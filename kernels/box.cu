@@ -55,13 +55,13 @@ int run_box_rows(int width, int rows, int sm_count, const FilterPolicy& p) {
 // at least 512 wide, where kRunBoxTileEdges* say (and options.box_edge_rows does not ask for the
 // edge kernel): every strip from column 16 in the interior kernel, the last one moved left onto a
 // 16-byte boundary (place_strips), then the tile engine over the columns left at both ends. Other
-// launches above options.box_split_px: the interior strips
-// (strips 1 .. n − 1 whose 496 columns lie inside the image, 16-byte aligned views: cp.async alone)
-// with the policy's rows a warp, then the edge strips (the first, the last ones) with the rows a
-// warp that fit them in one wave (options.box_edge_rows where > 0); the interior kernel triggers
-// its dependent at its end, so the edge kernel's blocks do not sit waiting in its SMs. Smaller
-// launches and unaligned views: the edge kernel takes every strip with the policy's rows. The last
-// kernel triggers the stage after as ctx says.
+// launches above options.box_split_px: the interior strips (strips 1 .. n − 1 whose 496 columns
+// lie inside the image, 16-byte aligned views: cp.async alone) with the policy's rows a warp, then
+// the edge strips (the first, the last ones) with the rows a warp that fit them in one wave
+// (options.box_edge_rows where > 0). The interior kernel triggers its dependent at its end, so the
+// second kernel's blocks do not sit waiting in its SMs. Smaller launches and unaligned views: the
+// edge kernel takes every strip with the policy's rows. The last kernel triggers the stage after
+// as ctx says.
 cudaError_t launch_running_box(const dev::GlobalSrc& s, const BoxParams& p, const ImageView& dst,
                                int y0, int y1, const dev::BoxEpilogue& epi,
                                const LaunchContext& ctx, cudaStream_t stream,
