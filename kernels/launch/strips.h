@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: MIT
 // Where the strip kernels' warps go across a row (host arithmetic, no CUDA): the fast filter
-// kernel (fast_dispatch.cuh), convolve's strip kernel (convolve.cu) and harris' fast kernel
-// (harris/dispatch.cu). Strips start at x0 = 16 + out · w while their columns x0 .. x0 + need − 1
-// lie in the row; the rest of the row goes to the right edge tiles if that leaves at most tile_w
-// columns from the 16-column boundary after the last strip, or else one more strip moved left
-// onto an `align`-byte boundary (the last one that fits), so the edge tiles get fewer columns.
-// The running box (kernels/box.cu) splits its strips into interior and edge ones: run_box_split,
-// and run_box_parts gives each kernel its strips; run_box_edge_rows the edge kernel's rows a warp.
+// kernel (fast_dispatch.cuh), convolve's strip kernel (convolve.cu), harris' fast kernel
+// (harris/dispatch.cu) and the running box's tile-edged split (box.cu). Strips start at
+// x0 = 16 + out · w while their columns x0 .. x0 + need − 1 lie in the row; the rest of the row
+// goes to the right edge tiles if that leaves at most tile_w columns from the 16-column boundary
+// after the last strip, or else one more strip moved left onto an `align`-byte boundary (the last
+// one that fits), so the edge tiles get fewer columns. The running box (kernels/box.cu) splits its
+// strips into interior and edge ones otherwise: run_box_split, and run_box_parts gives each kernel
+// its strips; run_box_edge_rows the edge kernel's rows a warp.
 #pragma once
 
 namespace jetpipe::dev {
