@@ -68,7 +68,11 @@ cudaError_t launch_running_box(const dev::GlobalSrc& s, const BoxParams& p, cons
                                const FilterLaunchOptions& options) {
   const dev::DeviceInfo& d = dev::device_info();
   const long long split_px = options.box_split_px < 0 ? kRunBoxSplitPx : options.box_split_px;
-  const bool large = static_cast<long long>(dst.width) * (y1 - y0) > split_px;
+  const long long px = static_cast<long long>(dst.width) * (y1 - y0);
+  const bool large = px > split_px;
+  const bool tile_edges = large && s.vec && dst.width >= kRunBoxWarpOut + 32 &&
+                          options.box_edge_rows <= 0 &&
+                          (p.ksize <= kRunBoxTileEdgesMaxKsize || px <= kRunBoxTileEdgesPx);
   dev::RunBoxArgs a{};
   a.dst = dst.data;
   a.dst_pitch = dst.pitch;
@@ -78,44 +82,34 @@ cudaError_t launch_running_box(const dev::GlobalSrc& s, const BoxParams& p, cons
   a.y0 = y0;
   a.y1 = y1;
   a.vec_out = dev::aligned16(dst);
-  const int rows =
+  dev::RunBoxArgs ai = a, ae = a;  // ae.strips.segs 0: no edge kernel
+  ai.rows_per_warp =
       dev::launch_rows(options.rows_per_warp,
                        run_box_rows(dst.width, y1 - y0, d.sm_count, dev::current_filter_policy()));
-  const long long px = static_cast<long long>(dst.width) * (y1 - y0);
-  const bool tile_edges = large && s.vec && dst.width >= kRunBoxWarpOut + 32 &&
-                          options.box_edge_rows <= 0 &&
-                          (p.ksize <= kRunBoxTileEdgesMaxKsize || px <= kRunBoxTileEdgesPx);
+  ai.early = false;
+  dev::StripPlacement pl;
   if (tile_edges) {
-    // Tile-edged: strips from column 16, the last one moved left onto a 16-byte boundary, so that
-    // each reads 16 aligned columns either side inside the row; the tile engine the columns left.
-    const dev::StripPlacement pl =
-        dev::place_strips(dst.width, kRunBoxWarpOut, kRunBoxWarpOut + 16, 16, kTileBoxW);
-    dev::RunBoxArgs ai = a;
+    // Strips from column 16, the last one moved left onto a 16-byte boundary, so that each reads
+    // 16 aligned columns either side inside the row; the tile engine the columns left.
+    pl = dev::place_strips(dst.width, kRunBoxWarpOut, kRunBoxWarpOut + 16, 16, kTileBoxW);
     ai.strips = {pl.strips, pl.strips, 0};
     ai.x_first = 16;
     ai.x_last = pl.x0_last;
-    ai.rows_per_warp = rows;
-    ai.early = false;
-    if (cudaError_t e = dev::with_run_box_radius(p.ksize / 2, [&](auto rc) {
-          return dev::launch_running_box_r<decltype(rc)::value>(s, ai, dev::RunBoxArgs{}, epi,
-                                                                stream);
-        })) {
-      return e;
-    }
-    return launch_tile_box(s, p, dst, y0, y1, ctx, stream, 16, pl.edge_x0);
+  } else {
+    const dev::RunBoxParts parts =
+        dev::run_box_parts(dev::run_box_split(dst.width, kRunBoxWarpOut, s.vec && large));
+    ai.strips = parts.inner;  // segs 0: no interior kernel
+    ae.strips = parts.edge;
+    ae.rows_per_warp =
+        parts.inner.segs == 0 ? ai.rows_per_warp : options.box_edge_rows;  // 0: one wave
+    ae.early = ctx.early_trigger;
   }
-  const dev::RunBoxParts parts =
-      dev::run_box_parts(dev::run_box_split(dst.width, kRunBoxWarpOut, s.vec && large));
-  dev::RunBoxArgs ai = a, ae = a;
-  ai.strips = parts.inner;  // segs 0: no interior kernel
-  ai.rows_per_warp = rows;
-  ai.early = false;
-  ae.strips = parts.edge;
-  ae.rows_per_warp = parts.inner.segs == 0 ? rows : options.box_edge_rows;  // 0: one wave
-  ae.early = ctx.early_trigger;
-  return dev::with_run_box_radius(p.ksize / 2, [&](auto rc) {
-    return dev::launch_running_box_r<decltype(rc)::value>(s, ai, ae, epi, stream);
-  });
+  if (cudaError_t e = dev::with_run_box_radius(p.ksize / 2, [&](auto rc) {
+        return dev::launch_running_box_r<decltype(rc)::value>(s, ai, ae, epi, stream);
+      })) {
+    return e;
+  }
+  return tile_edges ? launch_tile_box(s, p, dst, y0, y1, ctx, stream, 16, pl.edge_x0) : cudaSuccess;
 }
 
 // The tile engine over [y0, y1): tiles of kTileBoxH rows × kTileBoxW columns, any radius; every
