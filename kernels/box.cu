@@ -43,6 +43,9 @@ static_assert(2 * kRunBoxMaxRadius + 1 <= dev::kBoxMagic32MaxKsize &&
 cudaError_t launch_tile_box(const dev::GlobalSrc& s, const BoxParams& p, const ImageView& dst,
                             int y0, int y1, const LaunchContext& ctx, cudaStream_t stream,
                             int left_cols, int right_x0);
+cudaError_t launch_tile_box_edges(const dev::GlobalSrc& s, const BoxParams& p, const ImageView& dst,
+                                  int y0, int y1, const LaunchContext& ctx, cudaStream_t stream,
+                                  int left_cols, int right_x0);
 
 // Rows a warp of the running kernel: the policy's, fewer (down to run_box_rows_min) where the
 // launch would otherwise not fill the device.
@@ -52,16 +55,15 @@ int run_box_rows(int width, int rows, int sm_count, const FilterPolicy& p) {
 }
 
 // The running kernel over [y0, y1). Launches above options.box_split_px of 16-byte aligned views
-// at least 512 wide, where kRunBoxTileEdges* say (and options.box_edge_rows does not ask for the
-// edge kernel): every strip from column 16 in the interior kernel, the last one moved left onto a
-// 16-byte boundary (place_strips), then the tile engine over the columns left at both ends. Other
-// launches above options.box_split_px: the interior strips (strips 1 .. n − 1 whose 496 columns
-// lie inside the image, 16-byte aligned views: cp.async alone) with the policy's rows a warp, then
-// the edge strips (the first, the last ones) with the rows a warp that fit them in one wave
-// (options.box_edge_rows where > 0). The interior kernel triggers its dependent at its end, so the
-// second kernel's blocks do not sit waiting in its SMs. Smaller launches and unaligned views: the
-// edge kernel takes every strip with the policy's rows. The last kernel triggers the stage after
-// as ctx says.
+// at least 512 wide (unless options.box_edge_rows asks for the edge kernel): every strip from
+// column 16 in the interior kernel, the last one moved left onto a 16-byte boundary (place_strips),
+// then the tile engine over the columns left at both ends. Other launches above
+// options.box_split_px: the interior strips (strips 1 .. n − 1 whose 496 columns lie inside the
+// image, 16-byte aligned views: cp.async alone) with the policy's rows a warp, then the edge strips
+// (the first, the last ones) with the rows a warp that fit them in one wave (options.box_edge_rows
+// where > 0). The interior kernel triggers its dependent at its end, so the second kernel's blocks
+// do not sit waiting in its SMs. Smaller launches and unaligned views: the edge kernel takes every
+// strip with the policy's rows. The last kernel triggers the stage after as ctx says.
 cudaError_t launch_running_box(const dev::GlobalSrc& s, const BoxParams& p, const ImageView& dst,
                                int y0, int y1, const dev::BoxEpilogue& epi,
                                const LaunchContext& ctx, cudaStream_t stream,
@@ -70,9 +72,8 @@ cudaError_t launch_running_box(const dev::GlobalSrc& s, const BoxParams& p, cons
   const long long split_px = options.box_split_px < 0 ? kRunBoxSplitPx : options.box_split_px;
   const long long px = static_cast<long long>(dst.width) * (y1 - y0);
   const bool large = px > split_px;
-  const bool tile_edges = large && s.vec && dst.width >= kRunBoxWarpOut + 32 &&
-                          options.box_edge_rows <= 0 &&
-                          (p.ksize <= kRunBoxTileEdgesMaxKsize || px <= kRunBoxTileEdgesPx);
+  const bool tile_edges =
+      large && s.vec && dst.width >= kRunBoxWarpOut + 32 && options.box_edge_rows <= 0;
   dev::RunBoxArgs a{};
   a.dst = dst.data;
   a.dst_pitch = dst.pitch;
@@ -109,7 +110,8 @@ cudaError_t launch_running_box(const dev::GlobalSrc& s, const BoxParams& p, cons
       })) {
     return e;
   }
-  return tile_edges ? launch_tile_box(s, p, dst, y0, y1, ctx, stream, 16, pl.edge_x0) : cudaSuccess;
+  return tile_edges ? launch_tile_box_edges(s, p, dst, y0, y1, ctx, stream, 16, pl.edge_x0)
+                    : cudaSuccess;
 }
 
 // The tile engine over [y0, y1): tiles of kTileBoxH rows × kTileBoxW columns, any radius; every
@@ -141,6 +143,35 @@ cudaError_t launch_tile_box(const dev::GlobalSrc& s, const BoxParams& p, const I
     }
   }
   return cudaSuccess;
+}
+
+// The tile engine over columns [0, left_cols) and [right_x0, width) of [y0, y1) (the running
+// kernel's edges), each part in tiles of its own shape (tile_box_part), one launch.
+cudaError_t launch_tile_box_edges(const dev::GlobalSrc& s, const BoxParams& p, const ImageView& dst,
+                                  int y0, int y1, const LaunchContext& ctx, cudaStream_t stream,
+                                  int left_cols, int right_x0) {
+  dev::TileBoxPartsArgs a{};
+  a.dst = dst.data;
+  a.dst_pitch = dst.pitch;
+  a.y0 = y0;
+  a.y1 = y1;
+  a.r = p.ksize / 2;
+  a.vec_out = dev::aligned16(dst);
+  a.early = ctx.early_trigger;
+  const int rows = y1 - y0;
+  a.part[0] = dev::tile_box_part(0, std::min(left_cols, dst.width), rows, a.r);
+  a.part[1] = dev::tile_box_part(right_x0, std::max(right_x0, dst.width), rows, a.r);
+  std::size_t smem = 0;
+  long long blocks = 0;
+  for (const dev::TileBoxPart& part : a.part) {
+    if (part.tiles == 0) continue;
+    smem = std::max(smem, dev::tile_box_smem_bytes(part.tw, part.th, a.r));
+    blocks += part.tiles;
+  }
+  if (blocks == 0) return cudaSuccess;
+  return dev::launch_pdl(dev::tile_box_parts_kernel, dim3(static_cast<unsigned>(blocks)),
+                         kTileBoxThreads, smem, stream, s, a,
+                         dev::BoxMean64::make(p.normalize, p.ksize));
 }
 
 }  // namespace

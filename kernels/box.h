@@ -31,7 +31,7 @@ namespace jetpipe {
 
 // CUDA twin of box_ref, bit for bit: output rows [y0, y1) of dst (GRAY8, src's size) from the whole
 // src (GRAY8). ksize 1..65 (odd); any size, pitch, ROI. Below the policy's box_running_min_ksize
-// (3..7 on sm_90; up to 9 in launches of at most box_window_px pixels) the fast register-window
+// (3..5 on sm_90; up to 9 in launches of at most box_window_px pixels) the fast register-window
 // kernel; above it the tile engine in launches of at most box_tile_px pixels (1080p on sm_90) and
 // the running-sum kernel in larger ones up to 31; larger ksizes the tile engine (global loads
 // whatever the path; options.box_engine overrides); 1 is a 2D copy. Asynchronous on `stream`; no

@@ -50,8 +50,8 @@ struct FilterLaunchOptions {
   // The running box splits launches of more than this many output pixels into an interior and an
   // edge kernel; < 0: kRunBoxSplitPx (kernels/tuning_filters.h), 0: every launch.
   long long box_split_px = -1;
-  // Output rows a warp of the split's edge kernel; 0: those that fit it in one wave (and the tile
-  // engine for the edge columns where kRunBoxTileEdges* say; > 0 the edge kernel always).
+  // Output rows a warp of the split's edge kernel; 0: those that fit it in one wave, and the tile
+  // engine for the edge columns where the view allows (kernels/box.cu); > 0 the edge kernel.
   int box_edge_rows = 0;
 };
 

@@ -60,19 +60,15 @@ constexpr long long kRunBoxSplitPx = 1LL << 22;
 // 4K 9: 4 → 35.3, 8 → 37.9, 16 → 45.7, 24 → 54.2, 32 → 61.1; 15: 41.1 / 43.8 / 52.5 / 60.0 /
 // 67.9; 31: 62.0 / 64.5 / 71.5 / 81.1 / 86.3 (one wave: 3, so 4).
 constexpr int kRunBoxEdgeRowsMin = 4;
-// Or, for ksize ≤ kRunBoxTileEdgesMaxKsize or launches of at most kRunBoxTileEdgesPx output
-// pixels (16-byte aligned views ≥ 512 wide): the interior kernel takes every strip, from column 16
-// (the last moved left onto a 16-byte boundary), and the tile engine the 16 columns left of them
-// and those right of the last (2 tiles a 16-row band; 43 µs at 16384² 15 × 15, ncu, growing with
-// the halo). Against the one-wave edge kernel (H200, 2026-11-28 16:39 UTC, replicate, µs, two
-// runs, tile edges at every ksize): 16384² 9: 218.0-218.9 / 224.2-224.7, 11: 224.1-224.2 /
-// 227.7-228.3, 13: 228.9-229.2 / 232.1-232.3, 15: 233.8-233.9 / 233.8-234.3, 17: 240.1-240.2 /
-// 239.6-240.2, 21: 254.2-256.5 / 252.8-253.2 (16:31 UTC: 31 295.8-296.0 / 274.0-280.4); 8192² 9:
-// 88.2-88.7 / 91.2-91.9, 13: 95.2-96.6 / 95.9-97.0, 15: 103.8-104.5 / 96.7-97.0; 4K 11: 30.7-31.5
-// / 36.5-37.0, 15: 35.7-36.6 / 40.3-40.5, 21: 41.2-41.3 / 49.7-50.5, 31: 50.3-50.6 / 58.8-59.5.
-// So 13, and every ksize up to 2^24 pixels (4K is 2^23; between it and 8192² not measured).
-constexpr int kRunBoxTileEdgesMaxKsize = 13;
-constexpr long long kRunBoxTileEdgesPx = 1LL << 24;
+// 16-byte aligned views ≥ 512 wide take neither split (unless FilterLaunchOptions::box_edge_rows
+// asks for the edge kernel): the interior kernel takes every strip, from column 16 (the last moved
+// left onto a 16-byte boundary), and the tile engine the 16 columns left of them and those right
+// of the last, in tiles as tall as their width allows (TileBoxPart: 256 rows × 16 columns on the
+// left). Against the edge kernel at one wave's rows and the former full-width edge tiles (H200,
+// 2026-11-28 19:39 UTC, replicate, µs, two runs each): 16384² 9: 183.2-183.9 / 218.9-219.0 (the
+// full tiles), 15: 190.2-191.7 / 233.7-234.4 (the edge kernel), 21: 203.7-205.3 / 251.5-251.7, 31:
+// 234.5-236.6 / 275.8-276.8; 8192² 9: 69.0-69.2 / 89.0-90.0, 15: 78.1-80.4 / 98.0-99.8, 31:
+// 95.3-95.9 / 124.4-125.0; 4K 15: 34.0-34.8 / 36.2-37.2, 31: 48.0-48.5 / 49.7-50.2. So always.
 constexpr int kRunBoxMaxRadius = 15;
 // Box tile engine (kernels/filters/tile_box.cuh, any ksize ≤ 2·kSepMaxRadius + 1): a block of
 // kTileBoxThreads threads sums a tile of kTileBoxH output rows × kTileBoxW columns from shared
@@ -227,9 +223,11 @@ inline constexpr FilterPolicy kFilterPolicyDiscrete{
     /*harris_tiled_px=*/1LL << 24,
     // box, running sums (the cp.async ring, decision 046) against the sliding windows (H200,
     // 16384², replicate, 128 rows a warp, µs, 2026-11-28): 3: 290 / 169, 5: 293 / 197,
-    // 7: 303 / 254, 9: 305 / 333, 11: 307 / 2354, 15: 317 / 3077, 31: 346 / 6135. (At 1080p the
-    // fast kernel's 9 × 9 takes 10.7 µs against 28.5: not swept by size yet.)
-    /*box_running_min_ksize=*/9,
+    // 7: 303 / 254, 9: 305 / 333, 11: 307 / 2354, 15: 317 / 3077, 31: 346 / 6135. With the
+    // narrow edge tiles (19:39 UTC, µs, two runs): 16384² 5: 182.2-182.6 / 195.6-196.4, 7:
+    // 182.3-182.5 / 254.2-254.5; 8192² 5: 64.7-65.4 / 60.7-61.6, 7: 66.5-67.1 / 78.2-78.8. So 7
+    // (box_window_px keeps the fast kernel to 9 in launches up to 2^24 pixels).
+    /*box_running_min_ksize=*/7,
     // 9 × 9 (the one ksize both kernels take), same runs: the fast kernel 10.7-11.3 µs against
     // 28.5-28.7 at 1080p (2^21 pixels), 332.5-334.4 against 265.2-266.3 at 16384² (2^28). The
     // crossover between is not measured: 2^24, harris_tiled_px's bound (up to 4K and a bit more).

@@ -680,8 +680,9 @@ INSTANTIATE_TEST_SUITE_P(Sizes, GpuBox, ::testing::ValuesIn(make_cases(std::size
 // engines (running sums, the sliding windows), mean and sum, every border, on widths around a
 // warp's 480 columns and heights down to 1 (the border rows far out); the running kernel also at 1,
 // 3 and 37 rows a warp (bands of several warps, a ksize taller than a band, its ring of rows
-// wrapping several times in a band of 130 rows), and split at every size: with the tile engine's
-// edges (977 and 1003 wide: the last strip moved left and not) and with the edge kernel.
+// wrapping several times in a band of 37 rows), and split at every size: with the tile engine's
+// edges (977 and 1003 wide: the last strip moved left and not; 977 × 290: two edge tiles of 256
+// rows down on the left, three of 128 on the right) and with the edge kernel.
 class GpuBoxKsize : public ::testing::TestWithParam<int> {};
 TEST_P(GpuBoxKsize, EveryEngineMatchesTwin) {
   JP_REQUIRE_GPU();
@@ -695,7 +696,7 @@ TEST_P(GpuBoxKsize, EveryEngineMatchesTwin) {
     int edge_rows = 0;        // > 0: the split's edges by the edge kernel, not the tile engine
   };
   for (const Size2& sz : {Size2{1, 1}, Size2{37, 5}, Size2{5, 41}, Size2{497, 23}, Size2{1003, 70},
-                          Size2{977, 130}}) {
+                          Size2{977, 290}}) {
     const HostImage src = random_image(sz.w, sz.h, PixelFormat::kGray8, rng);
     for (int bi = 0; bi < kBorderCount; ++bi) {
       for (bool normalize : {true, false}) {

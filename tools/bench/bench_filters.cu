@@ -249,7 +249,7 @@ void bench_size(Bench& b, const Size& s) {
     // the running kernel's rows a warp swept at 9, 15 and 31 (" rN"), and there its interior and
     // edge kernels at every size (" split": the policy splits launches above kRunBoxSplitPx only),
     // the edge kernel at 4 .. 32 rows a warp (" split edgeN"; " split" alone: the policy's edges,
-    // the tile engine's or the edge kernel at one wave's rows, kRunBoxTileEdges*).
+    // the tile engine's where the view allows).
     struct B {
       int ksize;
       FilterPath path;
