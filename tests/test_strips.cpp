@@ -5,8 +5,10 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <string>
 #include <vector>
 
+#include "kernels/filters/tile_box_shape.h"
 #include "kernels/launch/strips.h"
 #if JETPIPE_HAVE_CUDA
 #include "kernels/tuning_filters.h"
@@ -17,8 +19,10 @@ namespace {
 
 // The edge tiles' widths (kernels/tuning_filters.h, whose constants a CPU build does not declare).
 constexpr int kSepW = 64, kConvW = 64, kHarrisW = 32;
+constexpr int kBoxTileW = 256, kBoxTileThreads = 256;
 #if JETPIPE_HAVE_CUDA
 static_assert(kSepW == kSepTileW && kConvW == kConvTileW && kHarrisW == kHarrisTileW);
+static_assert(kBoxTileW == kTileBoxW && kBoxTileThreads == kTileBoxThreads);
 #endif
 
 struct Case {
@@ -169,6 +173,63 @@ TEST(RunBoxSplit, EdgeRowsFewestThatFitOneWave) {
   // The H200's 16384² split: two edge strips, 132 SMs × 3 blocks × 4 warps; 4K's.
   EXPECT_EQ(run_box_edge_rows(2, 16384, 132 * 12, 4), 21);
   EXPECT_EQ(run_box_edge_rows(2, 2160, 132 * 12, 4), 4);
+}
+
+// The box tile engine's column parts (tile_box_part, the running box's edge columns): for every
+// part width to 300, radius 1..32 (ksize to 65) and heights around the tile heights, tiles cover
+// the part and the rows exactly as the kernel walks them, a 16-aligned width no wider than the
+// engine's and under 16 past the part, at most one thread a 16 outputs, the shared memory within 48
+// KB, and as tall as the threads allow wherever that fits (every radius ≤ 15, the running
+// kernel's).
+TEST(TileBoxPart, ShapesCoverThePartWithinTheBlock) {
+  constexpr std::size_t kMaxSmem = 48 * 1024;
+  for (int w = 0; w <= 300; ++w) {
+    for (int r = 1; r <= 32; ++r) {
+      for (long long rows : {1LL, 5LL, 16LL, 85LL, 86LL, 256LL, 257LL, 4097LL}) {
+        const int x0 = 32;
+        const TileBoxPart p =
+            tile_box_part(x0, x0 + w, rows, r, kBoxTileW, kBoxTileThreads, kMaxSmem);
+        SCOPED_TRACE("width " + std::to_string(w) + " r " + std::to_string(r) + " rows " +
+                     std::to_string(rows));
+        ASSERT_EQ(p.x0, x0);
+        ASSERT_EQ(p.x1, x0 + w);
+        if (w == 0) {
+          ASSERT_EQ(p.tiles, 0);
+          continue;
+        }
+        ASSERT_EQ(p.tw % 16, 0);
+        ASSERT_GT(p.tw, 0);
+        ASSERT_LE(p.tw, kBoxTileW);
+        ASSERT_TRUE(p.tw >= w || p.tw == kBoxTileW);
+        ASSERT_LT(p.tw, w + 16);
+        ASSERT_GE(p.th, 1);
+        ASSERT_LE(p.th * (p.tw / 16), kBoxTileThreads);
+        ASSERT_LE(tile_box_smem_bytes(p.tw, p.th, r), kMaxSmem);
+        if (r <= 15) ASSERT_EQ(p.th, kBoxTileThreads / (p.tw / 16));
+        if (p.th < kBoxTileThreads / (p.tw / 16)) {  // the cap: one row more would not fit
+          ASSERT_GT(tile_box_smem_bytes(p.tw, p.th + 1, r), kMaxSmem);
+        }
+        // The kernel's walk: tile i at column (i mod across) · tw, row (i / across) · th; every
+        // output column and row in exactly one tile.
+        ASSERT_GE(static_cast<long long>(p.across) * p.tw, w);
+        ASSERT_LT(static_cast<long long>(p.across - 1) * p.tw, w);
+        const long long down = p.tiles / p.across;
+        ASSERT_EQ(static_cast<long long>(p.across) * down, p.tiles);
+        ASSERT_GE(down * p.th, rows);
+        ASSERT_LT((down - 1) * p.th, rows);
+      }
+    }
+  }
+  // The running box's edges at 16384 wide (16 left, 48 right) and 4K's (16 and 16), 15 × 15.
+  const TileBoxPart left = tile_box_part(0, 16, 16384, 7, kBoxTileW, kBoxTileThreads, kMaxSmem);
+  EXPECT_EQ(left.tw, 16);
+  EXPECT_EQ(left.th, 256);
+  EXPECT_EQ(left.tiles, 64);
+  const TileBoxPart right =
+      tile_box_part(16336, 16384, 16384, 7, kBoxTileW, kBoxTileThreads, kMaxSmem);
+  EXPECT_EQ(right.tw, 48);
+  EXPECT_EQ(right.th, 85);
+  EXPECT_EQ(right.tiles, 193);
 }
 
 }  // namespace

@@ -19,6 +19,7 @@
 #include "kernels/filters/box_mean.h"
 #include "kernels/filters/fast_kernel.cuh"
 #include "kernels/filters/source.cuh"
+#include "kernels/filters/tile_box_shape.h"
 #include "kernels/tuning_filters.h"
 
 namespace jetpipe::dev {
@@ -52,22 +53,7 @@ struct TileBoxArgs {
   bool early;    // trigger the dependents at the start (LaunchContext)
 };
 
-// Shared memory of a tile of tw × th outputs: the input (th + 2r rows of tw + 2r bytes, rounded to
-// 16) and the column sums (th rows of tile_box_sum_pitch 16-bit sums); the full tiles' (tile_box_
-// kernel) are kTileBoxW × kTileBoxH.
-__host__ __device__ constexpr int tile_box_cols(int tw, int r) { return tw + 2 * r; }
-// An odd number of 32-bit words a row: the 16 or more rows a warp's lanes read at once fall in
-// distinct banks.
-__host__ __device__ constexpr int tile_box_sum_pitch(int tw, int r) {
-  return 2 * (((tile_box_cols(tw, r) + 1) / 2) | 1);
-}
-__host__ __device__ constexpr int tile_box_in_bytes(int tw, int th, int r) {
-  return ((th + 2 * r) * tile_box_cols(tw, r) + 15) / 16 * 16;
-}
-__host__ __device__ constexpr std::size_t tile_box_smem_bytes(int tw, int th, int r) {
-  return static_cast<std::size_t>(tile_box_in_bytes(tw, th, r)) +
-         static_cast<std::size_t>(th) * tile_box_sum_pitch(tw, r) * 2;
-}
+// The full tiles' shared memory (kTileBoxW × kTileBoxH; tile_box_shape.h has any shape's).
 __host__ __device__ constexpr int tile_box_cols(int r) { return tile_box_cols(kTileBoxW, r); }
 __host__ __device__ constexpr int tile_box_sum_pitch(int r) {
   return tile_box_sum_pitch(kTileBoxW, r);
@@ -167,16 +153,6 @@ __global__ void __launch_bounds__(kTileBoxThreads)
   }
 }
 
-// One part of a launch: output columns [x0, x1) (x0 on 16) in tiles of tw columns (a multiple of
-// 16, at most kTileBoxW) × th rows, across × ⌈rows / th⌉ of them, row-major. th · tw / 16 ≤
-// kTileBoxThreads: a thread 16 outputs of a row. Narrow parts get tall tiles (tile_box_part), so a
-// block still has kTileBoxThreads · 16 outputs and reads its halo once for them.
-struct TileBoxPart {
-  int x0 = 0, x1 = 0;
-  int tw = kTileBoxW, th = kTileBoxH;
-  int across = 0, tiles = 0;
-};
-
 struct TileBoxPartsArgs {
   std::uint8_t* dst;
   std::size_t dst_pitch;
@@ -189,21 +165,9 @@ struct TileBoxPartsArgs {
 
 constexpr std::size_t kTileBoxMaxSmem = 48 * 1024;  // without the opt-in attribute
 
-// Columns [x0, x1) of `rows` output rows at radius r: tiles as wide as the part (to kTileBoxW, on
-// 16) and as tall as kTileBoxThreads threads of 16 outputs make them, fewer rows where the shared
-// memory would pass kTileBoxMaxSmem (narrow tiles at radius > 15).
+// A column part's tiles for tile_box_parts_kernel: 16 × 256 for 16 columns, 48 × 85 for 48, ...
 constexpr TileBoxPart tile_box_part(int x0, int x1, long long rows, int r) {
-  TileBoxPart p;
-  p.x0 = x0;
-  p.x1 = x1;
-  const int w = x1 > x0 ? x1 - x0 : 0;
-  p.tw = w >= kTileBoxW ? kTileBoxW : (w + 15) / 16 * 16;
-  if (p.tw == 0) return p;
-  p.th = kTileBoxThreads / (p.tw / 16);
-  while (p.th > 1 && tile_box_smem_bytes(p.tw, p.th, r) > kTileBoxMaxSmem) --p.th;
-  p.across = (w + p.tw - 1) / p.tw;
-  p.tiles = static_cast<int>(p.across * ((rows + p.th - 1) / p.th));
-  return p;
+  return tile_box_part(x0, x1, rows, r, kTileBoxW, kTileBoxThreads, kTileBoxMaxSmem);
 }
 
 // The tile engine over one or two parts of TileBoxPart shapes (the running kernel's edge columns):
