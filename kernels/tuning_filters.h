@@ -165,7 +165,7 @@ inline constexpr FilterPolicy kFilterPolicyOrin{
     // box, 1080p, sliding windows (the fast kernel to 9, the separable engine above) against
     // running sums (µs, 16 / 8 SMs): 7: 31.9 / 52.0 against 56.4 / 84.6, 9: 37.2 / 60.9 against
     // 41.8 / 63.9, 11: 160.4 / 311.5 against 44.0 / 66.6, 15: 207.0 / 404.2 against 70.6 / 109.3,
-    // 31: 407.6 / 796.6 against 98.4 / 139.3. So running sums from 11 (9 on sm_90).
+    // 31: 407.6 / 796.6 against 98.4 / 139.3. So running sums from 11 (7 on sm_90).
     /*box_running_min_ksize=*/11,
     // sm_90's (no ksize takes both kernels here: 9 is the fast one's).
     /*box_window_px=*/1LL << 24,
