@@ -41,8 +41,7 @@ static_assert(2 * kRunBoxMaxRadius + 1 <= dev::kBoxMagic32MaxKsize &&
               "the fast and running kernels' mean takes the 32-bit box_magic");
 
 cudaError_t launch_tile_box(const dev::GlobalSrc& s, const BoxParams& p, const ImageView& dst,
-                            int y0, int y1, const LaunchContext& ctx, cudaStream_t stream,
-                            int left_cols, int right_x0);
+                            int y0, int y1, const LaunchContext& ctx, cudaStream_t stream);
 cudaError_t launch_tile_box_edges(const dev::GlobalSrc& s, const BoxParams& p, const ImageView& dst,
                                   int y0, int y1, const LaunchContext& ctx, cudaStream_t stream,
                                   int left_cols, int right_x0);
@@ -114,21 +113,20 @@ cudaError_t launch_running_box(const dev::GlobalSrc& s, const BoxParams& p, cons
                     : cudaSuccess;
 }
 
-// The tile engine over [y0, y1): tiles of kTileBoxH rows × kTileBoxW columns, any radius; every
-// column, or (left_cols, right_x0: TileBoxArgs) columns [0, left_cols) and [right_x0, width).
+// The tile engine over every column of [y0, y1): tiles of kTileBoxH rows × kTileBoxW columns, any
+// radius (the running kernel's edge columns: launch_tile_box_edges).
 cudaError_t launch_tile_box(const dev::GlobalSrc& s, const BoxParams& p, const ImageView& dst,
-                            int y0, int y1, const LaunchContext& ctx, cudaStream_t stream,
-                            int left_cols, int right_x0) {
+                            int y0, int y1, const LaunchContext& ctx, cudaStream_t stream) {
   const dev::BoxMean64 mean = dev::BoxMean64::make(p.normalize, p.ksize);
   dev::TileBoxArgs a{};
   a.dst = dst.data;
   a.dst_pitch = dst.pitch;
   a.width = dst.width;
-  a.left_cols = left_cols;
-  a.right_x0 = right_x0;
+  a.left_cols = kTileBoxW;  // every column (TileBoxArgs)
+  a.right_x0 = kTileBoxW;
   a.r = p.ksize / 2;
   a.vec_out = dev::aligned16(dst);
-  const long long right = dst.width > right_x0 ? dst.width - right_x0 : 0;
+  const long long right = dst.width > kTileBoxW ? dst.width - kTileBoxW : 0;
   // gridDim.y ≤ 65535: taller launches go in parts of 65535 tiles (the early trigger on the last).
   constexpr int kPartRows = 65535 * kTileBoxH;
   for (int ys = y0; ys < y1; ys = a.y1) {
@@ -222,8 +220,7 @@ cudaError_t launch_box(const BoxParams& p, const FilterSource& src, const ImageV
                               stream, options);
   }
   if (engine == BoxEngine::kTile) {
-    return launch_tile_box(dev::make_global_src(src.view, p.border), p, dst, y0, y1, ctx, stream,
-                           kTileBoxW, kTileBoxW);
+    return launch_tile_box(dev::make_global_src(src.view, p.border), p, dst, y0, y1, ctx, stream);
   }
   return dev::with_source(src, p.border, tex, [&](const auto& s) {
     if (r <= kFastMaxRadius) {
