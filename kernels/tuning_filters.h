@@ -36,22 +36,21 @@ constexpr int kSepMaxRadius = 32;  // ksize ≤ 65 (shared memory: 30 KB at the 
 // lane's rows come through a ring of ksize + kRunBoxAhead 16-byte slots in shared memory (cp.async,
 // kRunBoxAhead rows in flight), at most kRunBoxMaxSlots (72 KB a block: 3 blocks an SM at 31 × 31,
 // which keeps 5 rows in flight); lanes at the image's edges or over unaligned views load through
-// the source kRunBoxEdgeAhead rows ahead in registers. Not swept (decision 046): 153 registers
+// the source kRunBoxEdgeAhead rows ahead in registers. Not swept (decision 046): 150-152 registers
 // leave 3 blocks an SM whatever the ring's size.
 constexpr int kRunBoxThreads = 128, kRunBoxAhead = 8, kRunBoxMaxSlots = 36, kRunBoxEdgeAhead = 4;
 constexpr int kRunBoxWarpOut = 480;
 // Launches of more than kRunBoxSplitPx output pixels run the running kernel's interior strips as a
-// kernel of their own (51-56 registers against 153, more blocks an SM) and then the edge strips
+// kernel of their own (51-56 registers against 150-152, more blocks an SM) and then the edge strips
 // (the image's first and last strips, every strip of an unaligned view) with the fewest output rows
 // a warp, at least kRunBoxEdgeRowsMin, that fit its warps in one wave of its resident blocks
-// (run_box_edge_rows; 153 registers: 3 blocks of 4 warps an SM, 1,584 warps on 132 SMs); smaller
-// launches one kernel for every strip. Split against one kernel (H200, 2026-11-28
-// 10:37 UTC, replicate, µs, two runs): 1080p 9: 38.0-38.9 / 28.0-28.2, 15: 43.5-44.8 /
-// 32.9-33.4, 31: 53.8-54.8 / 39.5-41.5 (a second kernel after a one-wave first adds its whole
-// duration); 4K 9: 46.8-48.6 / 49.7-51.5, 15: 51.8-53.5 / 58.3-58.6, 31: 70.5 / 73.2-73.6;
-// 16384² within 1% (the policy split there: 9 245 against 263-267 µs, 15 258 against 281, 31 309
-// against 329 before the split, 10:23 UTC). So above 1080p's 2^21 and below 4K's 2^23: 2^22 (not
-// measured between).
+// (run_box_edge_rows; 150-152 registers: 3 blocks of 4 warps an SM, 1,584 warps on 132 SMs);
+// smaller launches one kernel for every strip. Split against one kernel (H200, 2026-11-28 10:37
+// UTC, replicate, µs, two runs): 1080p 9: 38.0-38.9 / 28.0-28.2, 15: 43.5-44.8 / 32.9-33.4,
+// 31: 53.8-54.8 / 39.5-41.5 (a second kernel after a one-wave first adds its whole duration); 4K
+// 9: 46.8-48.6 / 49.7-51.5, 15: 51.8-53.5 / 58.3-58.6, 31: 70.5 / 73.2-73.6; 16384² within 1% (the
+// policy split there: 9 245 against 263-267 µs, 15 258 against 281, 31 309 against 329 before the
+// split, 10:23 UTC). So above 1080p's 2^21 and below 4K's 2^23: 2^22 (not measured between).
 constexpr long long kRunBoxSplitPx = 1LL << 22;
 // The edge kernel's rows a warp (H200, 2026-11-28 16:16 UTC, replicate, split launches, µs, two
 // runs; 16 was the fixed value before): 16384² 9: 4 → 268-271, 8 → 245-247, 16 → 243-247,

@@ -171,7 +171,11 @@ __device__ __forceinline__ void run_box_strip(const Src& src, const RunBoxArgs& 
   const auto fetch = [&](int n) {  // through the source, with its border
     return need && n < total ? src.template chunk<true, true>(src.row(yin + n), x) : zero;
   };
-  uint4 pend[D];  // !kAsync: rows n .. n + D − 1 when row n is issued
+  // !kAsync: rows n .. n + D − 1 when row n is issued. fetch is written out twice only (the start
+  // below is a loop, not unrolled): inlined at each of the start's 12 rows, its 16 border remaps
+  // made the edge kernel 98% of the running box's ptxas time (10 s an instantiation, sm_87; 0.8
+  // now) and 7-29% slower (H200, 2026-11-28 23:14 UTC, 1080p every strip: decision 046).
+  uint4 pend[D];
   // kAsync: the byte offset of row yin + n's chunk (rows are issued in order, n = 0, 1, ...).
   long long off = static_cast<long long>(yin) * static_cast<long long>(src.pitch) + x;
   const auto issue = [&](int n, std::uint32_t slot) {
@@ -190,19 +194,20 @@ __device__ __forceinline__ void run_box_strip(const Src& src, const RunBoxArgs& 
       }
       off += static_cast<long long>(src.pitch);
     } else {
-      run_box_sts(slot, pend[0]);
+      if (n >= 0) run_box_sts(slot, pend[0]);  // n < 0: filling pend
 #pragma unroll
       for (int k = 0; k + 1 < D; ++k) pend[k] = pend[k + 1];
       pend[D - 1] = fetch(n + D);
     }
-    cp_async_commit();  // one group a row, empty past the last: wait_group counts rows
+    if (kAsync || n >= 0) cp_async_commit();  // a group a row, empty past the last; n < 0: none
   };
-  if constexpr (!kAsync) {
+  if constexpr (kAsync) {
 #pragma unroll
-    for (int k = 0; k < D; ++k) pend[k] = fetch(k);
+    for (int n = 0; n < A; ++n) issue(n, ring + n * S);
+  } else {
+#pragma unroll 1
+    for (int n = -D; n < A; ++n) issue(n, ring + n * S);
   }
-#pragma unroll
-  for (int n = 0; n < A; ++n) issue(n, ring + n * S);
 
   std::uint32_t sel_mm, sel_0m, sel_m0, sel_pm, bias;
   if (epi.normalize) {  // q = 2s + area
