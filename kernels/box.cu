@@ -122,18 +122,15 @@ cudaError_t launch_tile_box(const dev::GlobalSrc& s, const BoxParams& p, const I
   a.dst = dst.data;
   a.dst_pitch = dst.pitch;
   a.width = dst.width;
-  a.left_cols = kTileBoxW;  // every column (TileBoxArgs)
-  a.right_x0 = kTileBoxW;
   a.r = p.ksize / 2;
   a.vec_out = dev::aligned16(dst);
-  const long long right = dst.width > kTileBoxW ? dst.width - kTileBoxW : 0;
   // gridDim.y ≤ 65535: taller launches go in parts of 65535 tiles (the early trigger on the last).
   constexpr int kPartRows = 65535 * kTileBoxH;
   for (int ys = y0; ys < y1; ys = a.y1) {
     a.y0 = ys;
     a.y1 = y1 - ys > kPartRows ? ys + kPartRows : y1;
     a.early = ctx.early_trigger && a.y1 == y1;
-    const dim3 grid(1 + dev::div_up(right, kTileBoxW),
+    const dim3 grid(dev::div_up(static_cast<long long>(dst.width), kTileBoxW),
                     dev::div_up(static_cast<long long>(a.y1 - a.y0), kTileBoxH));
     if (cudaError_t e = dev::launch_pdl(dev::tile_box_kernel, grid, kTileBoxThreads,
                                         dev::tile_box_smem_bytes(a.r), stream, s, a, mean)) {

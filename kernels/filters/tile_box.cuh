@@ -44,11 +44,6 @@ struct TileBoxArgs {
   std::uint8_t* dst;
   std::size_t dst_pitch;
   int width;     // output columns (the source's)
-  // Tile column 0 outputs columns [0, min(left_cols, width)); tile column c ≥ 1 starts at
-  // right_x0 + (c − 1) · kTileBoxW (16-aligned). Every column: both kTileBoxW, the launcher's only
-  // use since the running kernel's edges went to tile_box_parts_kernel. Folding the two fields
-  // away changes this kernel's code, which the H200 measured as it is: for a GPU session.
-  int left_cols, right_x0;
   int y0, y1;    // output rows of the launch
   int r;         // radius, 1 .. kSepMaxRadius
   bool vec_out;  // dst 16-byte aligned (data and pitch): 16-byte stores where a run lies inside
@@ -81,8 +76,7 @@ __global__ void __launch_bounds__(kTileBoxThreads)
   std::uint16_t* sums = reinterpret_cast<std::uint16_t*>(in + tile_box_in_bytes(r));
   const int t = static_cast<int>(threadIdx.x);
   const int c = static_cast<int>(blockIdx.x);
-  const int x0 = c == 0 ? 0 : a.right_x0 + (c - 1) * kTileBoxW;
-  const int x_end = c == 0 ? min(a.left_cols, a.width) : a.width;  // this tile's outputs end
+  const int x0 = c * kTileBoxW, x_end = a.width;  // tile column c's outputs: x0 .. x0 + 255
   const int ty = a.y0 + static_cast<int>(blockIdx.y) * kTileBoxH;
   const int th = min(kTileBoxH, a.y1 - ty);  // output rows of this tile
   const int in_rows = th + 2 * r;
@@ -255,7 +249,7 @@ __global__ void __launch_bounds__(kTileBoxThreads)
   // kernel 42 registers instead of 40 (5 blocks an SM instead of 6 on sm_90, nvcc 13.0).
   const int j = t % part_th, q = t / part_th;
   const int xo = x0 + 16 * q;
-  if (j >= th || 16 * q >= tw || xo >= x_end) return;
+  if (j >= th || xo >= x_end) return;  // x_end ≤ x0 + tw
   const std::uint16_t* srow = sums + j * sp + 16 * q;
   std::uint32_t s = 0;
   for (int i = 0; i < k; ++i) s += srow[i];
