@@ -8,6 +8,7 @@
 //   flat    a constant response, threshold 0.5, nms 1, max 500: every pixel is a candidate, beyond
 //           the candidate buffer, so the finish re-runs the NMS over the rows (its slow path)
 // Rows: "detect" = launch_detect (the whole result: max for quality, NMS + compaction, finish);
+// "detect finishN" = the same with the finish's grid at N blocks an SM (DetectLaunchOptions);
 // "detect-max" = the maximum alone (quality); "detect-nms+compact" = the candidates kernel alone,
 // threshold known: the part that compares with a select. CUB's select-if writes the selected floats
 // and their count. bytes = response bytes read once. Each case is checked once against the CPU
@@ -168,6 +169,26 @@ void run_case(Bench& b, const Size& s, const char* data, const HostImage& host,
     JP_CUDA(launch_detect(p, in[rep % n].view(), 0, s.height, ws.get(), res, LaunchContext{}, st));
   });
   b.add({"detect", "jetpipe", s.name(), data, us_detect, bytes, note});
+
+  // The finish's cooperative grid at 1 and 2 blocks an SM whatever the policy says (the policy's
+  // value is one of them: kernels/detect/tuning.h), each result checked against the twin.
+  for (int per_sm : {1, 2}) {
+    DetectLaunchOptions o;
+    o.finish_blocks_per_sm = per_sm;
+    JP_CUDA(cudaMemsetAsync(out.get(), 0xA5, out.bytes(), st));
+    JP_CUDA(launch_detect(p, in[0].view(), 0, s.height, ws.get(), res, LaunchContext{}, st, o));
+    JP_CUDA(cudaMemcpyAsync(back.data(), out.get(), back.size(), cudaMemcpyDeviceToHost, st));
+    JP_CUDA(cudaStreamSynchronize(st));
+    const bool same_o = hr->count <= static_cast<std::uint64_t>(p.max_detections) &&
+                        same(to_detect_result(hr), cpu);
+    const double us = b.time_us([&](int rep) {
+      JP_CUDA(
+          launch_detect(p, in[rep % n].view(), 0, s.height, ws.get(), res, LaunchContext{}, st, o));
+    });
+    b.add({"detect finish" + std::to_string(per_sm), "jetpipe", s.name(), data, us, bytes,
+           std::string("the finish at ") + std::to_string(per_sm) + " block(s) an SM" +
+               (same_o ? "" : "  MISMATCH vs CPU twin")});
+  }
 
   // The kernels alone. The header is reset before each run, outside the timed span (without a
   // finish nothing resets it); with quality, the maximum is computed before the candidates.
