@@ -171,10 +171,23 @@ inline constexpr FilterPolicy kFilterPolicyOrin{
     // Off (ksize > 31 only): the tile engine is issue-bound (~145 thread instructions an output,
     // ncu on the H200), which 8 / 16 SMs feel more than the running kernel; not measured there.
     /*box_tile_px=*/0,
-    // Not swept at 8 / 16 SMs: the sm_90 values.
+    // The running kernel's rows a warp at 16 / 8 SMs (H200 green contexts, 2026-11-28 23:38 UTC,
+    // `jetpipe-bench --area filters --filter box --sms 16|8 --policy orin --reps 25`, rows " rN",
+    // two runs, µs): the best rows sit at ~8.5 warps an SM at every size measured. 15 × 15, 8 / 16
+    // /
+    // 32 / 64 / 96 rows: 16 SMs 720p 41.2-43.1 / 33.6-35.5 / 40.8-42.9 / 60.6-62.7 / 82.7-85.1,
+    // 1080p 63.5-65.0 / 57.5-59.1 / 48.5-50.9 / 71.2-73.1 / 96.3-98.5; 8 SMs 720p 64.8-65.1 /
+    // 58.9 / 45.8-46.1 / 64.6-64.7 / 84.4-85.0, 1080p 117.7-119.4 / 86.4-88.9 / 84.9-87.6 /
+    // 76.4-79.1 / 101.9-103.5; 31 × 31 alike (16 SMs 1080p 32 rows 59.6-60.8 against 16 rows,
+    // the former policy's, 76.4-78.8). 8 warps an SM picks 16 / 33 rows at 16 SMs (720p / 1080p),
+    // 33 / 64 at 8; 16 picked 8 / 16 and 16 / 33. 4K at 16 SMs keeps 64 either way (96: 31 × 31
+    // 78.5-80.7 against 88.0-91.0; not taken: one size, one ksize). The policy's box, 8 against
+    // 16 warps an SM (23:41 UTC, tools/gpu/ab.sh, two runs each): 1080p 15 × 15 58.0-59.7 →
+    // 49.8-51.7 (16 SMs), 88.2-88.5 → 77.6 (8); 31 × 31 77.4-79.9 → 60.1-60.4, 108.2-109.5 →
+    // 89.8-90.8; 720p 31 × 31 61.0-61.1 → 46.6-46.8, 77.7-78.0 → 53.2-53.3: 9-32% off 11..31.
     /*run_box_rows=*/64,
     /*run_box_rows_min=*/8,
-    /*run_box_warps_per_sm=*/16,
+    /*run_box_warps_per_sm=*/8,
     // Not swept at 8 / 16 SMs: the sm_90 values.
     /*conv_rows=*/32,
     /*conv_rows_min=*/8,
