@@ -188,7 +188,14 @@ inline constexpr FilterPolicy kFilterPolicyOrin{
     /*run_box_rows=*/64,
     /*run_box_rows_min=*/8,
     /*run_box_warps_per_sm=*/8,
-    // Not swept at 8 / 16 SMs: the sm_90 values.
+    // The sm_90 values, swept at 16 / 8 SMs (H200 green contexts, 2026-11-28 23:47 UTC,
+    // `jetpipe-bench --area filters --filter convolve --sms 16|8 --policy orin --reps 25`, two
+    // runs, µs): convolve 5 × 5 at the policy's rows (12 / 25 at 1080p) against 4 / 8 / 16 / 32 /
+    // 64 rows a warp: 16 SMs 1080p 37.5-38.9 against 35.8-37.2 / 36.1-36.3 / 37.4-38.0 /
+    // 42.4-43.2 / 45.6-45.7, 720p 25.0-27.1 against 24.5-26.1 / 24.6-26.1 / 26.5-28.2 / ...;
+    // 8 SMs 1080p 58.8-59.6 against 60.5-62.2 / 55.4-57.5 / 56.6-56.8 / 59.3-60.7 / 65.3-67.1,
+    // 720p 38.7-41.1 against 40.1-40.7 / 37.3-38.9 / 39.2-40.7 / .... Within 0-6% of the best
+    // fixed rows everywhere: kept.
     /*conv_rows=*/32,
     /*conv_rows_min=*/8,
     /*conv_warps_per_sm=*/16,
