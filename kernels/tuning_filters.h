@@ -140,10 +140,19 @@ inline constexpr FilterPolicy kFilterPolicyOrin{
     /*sobel=*/FilterPath::kTiled,
     /*convolve=*/FilterPath::kTiled,
     /*harris=*/FilterPath::kTiled,
-    // Not swept at 8 / 16 SMs: sm_90's values before the row ring (decision 045 moved sm_90's 5×5
-    // and 7×7 to 12 and 16; not measured here). At 1080p the warp floor never binds there (5×5,
-    // 8 rows: 540 warps ≥ 16 · 24).
-    /*fast_rows=*/{6, 8, 12, 16},
+    // Swept at 16 / 8 SMs (H200 green contexts, 2026-11-28 23:52 UTC, `jetpipe-bench --area
+    // filters --filter gaussian --sizes 1920x1080,1280x720 --sms 16|8 --policy orin --reps 25`,
+    // rows "gaussianK rN" / "boxK rN", two runs, µs; at 1080p the warp floor never binds, 8 rows
+    // of 5×5 are 540 warps ≥ 16 · 24, so N rows there is what the policy runs at N; at 720p the
+    // floor lowers every radius to 5 rows, whatever this says). 6 / 8 / 12 / 16 rows, 1080p:
+    // gaussian 3×3 16 SMs 19.8-20.2 / 18.6-18.8 / 19.2-20.0 / 19.2-20.2, 8 SMs 30.7-31.1 /
+    // 28.7-29.5 / 28.7-29.3 / 29.3; box 3×3 16 SMs 22.5-23.3 / 22.0-22.1 / ..., 8 SMs 35.6-36.5 /
+    // 33.9-34.3 / ...: radius 1 takes 8 (was 6). Gaussian 7×7 16 SMs 26.5-27.0 / 25.5-26.2 /
+    // 26.5-26.7 / 26.8-27.4, 8 SMs 44.0-44.3 / 41.2-41.6 / 42.0 / 41.6-41.9; box 7×7 16 SMs
+    // 30.1-30.5 / 28.6 / 29.5-30.0 / 31.4-31.7: radius 3 takes 8 (was 12). Gaussian 5×5 keeps 8
+    // (16 SMs 21.7-22.1, the best); 9×9 keeps 16 (16 SMs 29.0-29.8 at 8 against 30.4-30.5, 8 SMs
+    // 48.4-48.9 against 47.8-47.9: within 5% either way, and 4K not measured).
+    /*fast_rows=*/{8, 8, 8, 16},
     /*fast_rows_min=*/4,
     /*fast_warps_per_sm=*/24,
     /*staged_rows=*/2,  // not swept: the sm_90 value; chain prefix gray + gaussian 25.8 / 46.2 µs

@@ -172,8 +172,9 @@ void bench_size(Bench& b, const Size& s) {
              "uniform", us, 2 * px, note});
     }
     // The fast kernel's rows a warp (the policy's fast_rows, decision 045), replicate border, at
-    // sizes where the policy's value is not lowered to fill the SMs: gaussian 3..9, box 3..7.
-    if (px >= 1 << 24) {
+    // sizes where the policy's value is not lowered to fill the SMs, and at every size in a green
+    // context (--sms: the Orin stand-in, whose policy is swept at 1080p): gaussian 3..9, box 3..7.
+    if (px >= 1 << 24 || b.launch_sms() < b.props().multiProcessorCount) {
       for (int k : {3, 5, 7, 9}) {
         for (int rows : {6, 8, 12, 16, 24, 32}) {
           FilterLaunchOptions o;
