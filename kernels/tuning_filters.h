@@ -197,7 +197,7 @@ inline constexpr FilterPolicy kFilterPolicyOrin{
     /*run_box_rows=*/64,
     /*run_box_rows_min=*/8,
     /*run_box_warps_per_sm=*/8,
-    // The sm_90 values, swept at 16 / 8 SMs (H200 green contexts, 2026-11-28 23:47 UTC,
+    // The sm_90 values, swept at 16 / 8 SMs (H200 green contexts, 2026-11-28 23:45 UTC,
     // `jetpipe-bench --area filters --filter convolve --sms 16|8 --policy orin --reps 25`, two
     // runs, µs): convolve 5 × 5 at the policy's rows (12 / 25 at 1080p) against 4 / 8 / 16 / 32 /
     // 64 rows a warp: 16 SMs 1080p 37.5-38.9 against 35.8-37.2 / 36.1-36.3 / 37.4-38.0 /
