@@ -10,6 +10,7 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <type_traits>
 
 #include "kernels/convolve.h"
 #include "kernels/filters/conv_strip.cuh"
@@ -225,13 +226,15 @@ cudaError_t launch_convolve(const ConvolveParams& p, const FilterSource& src, co
     sa.dst_pitch = dst.pitch;
     sa.tile = a;
     const unsigned grid = sa.grid.blocks();
+    const std::size_t strip_smem = dev::conv_strip_smem_bytes(
+        p.rows, std::is_same_v<std::decay_t<decltype(s)>, dev::GlobalSrc>);
     switch (p.rows) {
       case 3:
-        return dev::launch_strip_k<3>(arith, s, sa, grid, smem, stream);
+        return dev::launch_strip_k<3>(arith, s, sa, grid, strip_smem, stream);
       case 5:
-        return dev::launch_strip_k<5>(arith, s, sa, grid, smem, stream);
+        return dev::launch_strip_k<5>(arith, s, sa, grid, strip_smem, stream);
       default:
-        return dev::launch_strip_k<7>(arith, s, sa, grid, smem, stream);
+        return dev::launch_strip_k<7>(arith, s, sa, grid, strip_smem, stream);
     }
   });
 }

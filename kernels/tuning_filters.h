@@ -77,6 +77,16 @@ constexpr int kTileBoxW = 256, kTileBoxH = 16, kTileBoxThreads = 256;
 // convolve tile engine (kernel shapes and views the strip kernel does not take, its edge columns):
 // output tile (each thread 4 pixels of a row). The strip kernel (3, 5, 7 square) runs kFastThreads.
 constexpr int kConvTileW = 64, kConvTileH = 16, kConvThreads = 256;
+// The strip kernel's rows in flight, global sources: a ring of kConvRing rows a warp in shared
+// memory, each row the warp's 34 16-byte chunks (544 bytes; 17 KB a block), filled by cp.async
+// kConvAhead rows ahead of the row in use (texture sources: one row ahead in registers). H200,
+// 16384² 5 × 5 integer, the policy's 32 rows (µs): one row ahead in registers 271.6-274.8
+// (46.3-46.7% of copy: ~16 warps an SM with one 544-byte row each in flight), this ring 240.3-241.0
+// (52.6-53.2%); not swept (decision 043).
+constexpr int kConvRing = 8;
+constexpr int kConvRingRowBytes = 34 * 16;
+constexpr int kConvRingWarpBytes = kConvRing * kConvRingRowBytes;
+constexpr int kConvAhead = 6;
 // harris tile engine (any ksize / block_size; the fast kernel's edge columns): output tile;
 // block_size ≤ 31 (shared memory ≤ 28 KB).
 constexpr int kHarrisTileW = 32, kHarrisTileH = 16, kHarrisThreads = 256;

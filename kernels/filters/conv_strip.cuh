@@ -26,6 +26,7 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "kernels/block/cp_async.cuh"
 #include "kernels/block/pdl.cuh"
 #include "kernels/convolve.h"
 #include "kernels/filters/conv_tile.cuh"
@@ -68,6 +69,14 @@ constexpr int conv_min_blocks() {
   return K <= 3 ? 5 : K == 5 ? 4 : 3;  // 96, 128, 168 registers
 }
 
+// Dynamic shared memory of the strip kernel: the edge tiles' (conv_tile), and for global sources
+// the strips' row rings (kConvRingWarpBytes a warp).
+inline std::size_t conv_strip_smem_bytes(int k, bool ring) {
+  const std::size_t tiles = conv_smem_bytes(k);
+  const std::size_t rings = ring ? (kFastThreads / 32) * kConvRingWarpBytes : 0;
+  return tiles > rings ? tiles : rings;
+}
+
 // The 12 words of a lane's three chunks (columns x − 16 .. x + 31).
 __device__ __forceinline__ void conv_words(const uint4 (&c)[3], std::uint32_t (&w)[12]) {
 #pragma unroll
@@ -76,27 +85,106 @@ __device__ __forceinline__ void conv_words(const uint4 (&c)[3], std::uint32_t (&
   }
 }
 
-// Output rows [ys, ye) of columns x .. x + 15.
-template <int K, ConvolveArith kA, class Src>
-__device__ __forceinline__ void conv_strip(const Src& src, const ConvStripArgs& a, int x, int ys,
-                                           int ye) {
+// A lane's three chunks of each input row (columns x − 16, x and x + 16), taken in order: take(n,
+// c) gives row yin + n, n = 0, 1, ... < n_in. Two ways to have rows in flight:
+//   ConvLoadedRows: the source's own loads, the next row in registers (texture sources);
+//   ConvAsyncRows: global memory, cp.async into a ring of kConvRing rows a warp in shared memory,
+//     kConvAhead rows ahead. A ring row holds the warp's 34 chunks (columns X0 − 16 .. X0 + 527,
+//     kConvRingRowBytes): lane l copies chunk l, lanes 0 and 1 chunks 32 and 33 as well, and lane
+//     l reads chunks l, l + 1, l + 2. The neighbours' copies are read, so take() waits for its own
+//     copies and then __syncwarp()s before reading; the slot it refills was read a row before, by
+//     every lane, before that same barrier.
+template <class Src>
+struct ConvLoadedRows {
+  const Src& src;
+  int x, yin, n_in;
+  uint4 next[3];
+
+  __device__ __forceinline__ void fetch(int n, uint4 (&c)[3]) const {
+    const auto row = src.row_near(yin + n);
+    c[0] = src.chunk_in(row, x - 16);
+    c[1] = src.chunk_in(row, x);
+    c[2] = src.chunk_in(row, x + 16);
+  }
+  __device__ __forceinline__ void start() { fetch(0, next); }
+  __device__ __forceinline__ void take(int n, uint4 (&c)[3]) {
+#pragma unroll
+    for (int i = 0; i < 3; ++i) c[i] = next[i];
+    if (n + 1 < n_in) fetch(n + 1, next);
+  }
+};
+
+template <int kAhead>
+struct ConvAsyncRows {
+  static_assert(kAhead >= 1 && kAhead < kConvRing, "the refilled slot was read a row before");
+  const GlobalSrc& src;
+  int xc, yin, n_in;         // xc: this lane's chunk, column x − 16
+  int n_lo, n_hi;            // rows n ∈ [n_lo, n_hi) lie inside the image
+  bool fill, two;            // fill: rows outside are the constant border's; two: lanes 0 and 1
+  std::uint32_t ring;        // this lane's chunk in slot 0 (shared address); slot k at + k · row
+  const std::uint8_t* next;  // chunk xc of row yin + n for the next n ≥ n_lo to be issued
+
+  __device__ __forceinline__ ConvAsyncRows(const GlobalSrc& s, int x, int yin_, int n_in_,
+                                           std::uint32_t ring_, int lane)
+      : src(s), xc(x - 16), yin(yin_), n_in(n_in_), ring(ring_) {
+    n_lo = max(0, -yin);
+    n_hi = min(n_in, src.height - yin);
+    fill = src.mode == BorderMode::kConstant;
+    two = lane < 2;
+    next = src.data + static_cast<std::size_t>(yin + n_lo) * src.pitch + xc;
+  }
+  __device__ __forceinline__ std::uint32_t slot(int n) const {
+    return ring + static_cast<std::uint32_t>(kConvRingRowBytes * (n & (kConvRing - 1)));
+  }
+  __device__ __forceinline__ void issue(int n) {
+    if (n < n_in) {
+      const std::uint8_t* p = next;
+      if (n >= n_lo && n < n_hi) {
+        next += src.pitch;
+      } else {
+        p = outside_row(src.data, src.pitch, src.height, src.mode, yin + n, xc);
+      }
+      cp_async16(slot(n), p);
+      if (two) cp_async16(slot(n) + 32 * 16, p + 32 * 16);
+    }
+    cp_async_commit();  // one group a row, empty past the last: wait_group counts rows
+  }
+  __device__ __forceinline__ void start() {
+#pragma unroll
+    for (int n = 0; n < kAhead; ++n) issue(n);
+  }
+  __device__ __forceinline__ void take(int n, uint4 (&c)[3]) {
+    cp_async_wait<kAhead - 1>();  // row n's group done: at most kAhead − 1 newer ones pending
+    __syncwarp();                 // ... and every lane's, and row n − 1 read by every lane
+    issue(n + kAhead);            // into row n + kAhead − kConvRing's slot (≤ n − 1)
+#pragma unroll
+    for (int i = 0; i < 3; ++i) {
+      asm volatile("ld.shared.v4.u32 {%0, %1, %2, %3}, [%4];"
+                   : "=r"(c[i].x), "=r"(c[i].y), "=r"(c[i].z), "=r"(c[i].w)
+                   : "r"(slot(n) + 16 * i)
+                   : "memory");
+    }
+    if (fill && (n < n_lo || n >= n_hi)) c[0] = c[1] = c[2] = splat16(src.fill4);
+  }
+};
+
+// Output rows [ys, ye) of columns x .. x + 15, input rows from `rows` (ys − R ..).
+template <int K, ConvolveArith kA, class Rows>
+__device__ __forceinline__ void conv_strip(const ConvStripArgs& a, int x, int ys, int ye,
+                                           Rows& rows) {
   constexpr int R = K / 2;
   constexpr bool kInt = kA == ConvolveArith::kInteger;
   using Acc = std::conditional_t<kInt, std::int32_t, float>;
   const int n_in = ye - ys + 2 * R;
-  auto fetch = [&](int y, uint4(&c)[3]) {
-    const auto row = src.row_near(y);
-    c[0] = src.chunk_in(row, x - 16);
-    c[1] = src.chunk_in(row, x);
-    c[2] = src.chunk_in(row, x + 16);
-  };
   Acc acc[K - 1][16];
-  uint4 raw[3];
-  fetch(ys - R, raw);
+  rows.start();
   for (int s = 0; s < n_in; ++s) {
     std::uint32_t w[12];
-    conv_words(raw, w);
-    if (s + 1 < n_in) fetch(ys - R + s + 1, raw);  // the next row's loads in flight
+    {
+      uint4 raw[3];
+      rows.take(s, raw);
+      conv_words(raw, w);
+    }
 
     // The row's pixels x − R .. x + 15 + R as floats (the float paths): 2^23 + p, minus 2^23.
     float p[kInt ? 1 : 16 + 2 * R];
@@ -172,21 +260,33 @@ __device__ __forceinline__ void conv_strip(const Src& src, const ConvStripArgs& 
 }
 
 // Grid: a.grid.blocks() blocks (StripGrid) of kFastThreads; dynamic shared memory
-// conv_smem_bytes(K) for the edge tiles.
+// conv_strip_smem_bytes(K, global source).
 template <int K, ConvolveArith kA, class Src>
 __global__ void __launch_bounds__(kFastThreads, conv_min_blocks<K>())
     convolve_strip_kernel(const Src src, const ConvStripArgs a) {
   if (a.grid.early) pdl_trigger();
   pdl_wait();  // the kernel before it has finished (launch_pdl)
+  // The strips' row rings (global sources), or the edge tiles' rows and sums.
+  extern __shared__ __align__(16) std::uint8_t smem[];
   const StripBlock blk = strip_block(a.grid);
   if (!blk.edge) {
     const int w = static_cast<int>((blk.fast_block * kFastThreads + threadIdx.x) >> 5);
     if (w >= a.warps_fast) return;  // whole warps
     const int X0 = min(16 + w * kConvWarpOut, a.x0_last);
-    conv_strip<K, kA>(src, a, X0 + 16 * static_cast<int>(threadIdx.x & 31), blk.ys, blk.ye);
+    const int lane = static_cast<int>(threadIdx.x & 31);
+    const int x = X0 + 16 * lane;
+    const int yin = blk.ys - K / 2, n_in = blk.ye - blk.ys + 2 * (K / 2);
+    if constexpr (std::is_same_v<Src, GlobalSrc>) {
+      const std::uint32_t ring = static_cast<std::uint32_t>(
+          __cvta_generic_to_shared(smem + (threadIdx.x >> 5) * kConvRingWarpBytes + 16 * lane));
+      ConvAsyncRows<kConvAhead> rows(src, x, yin, n_in, ring, lane);
+      conv_strip<K, kA>(a, x, blk.ys, blk.ye, rows);
+    } else {
+      ConvLoadedRows<Src> rows{src, x, yin, n_in, {}};
+      conv_strip<K, kA>(a, x, blk.ys, blk.ye, rows);
+    }
     return;
   }
-  extern __shared__ __align__(16) std::uint8_t smem[];
   const int tx0 = blk.left ? 0 : a.x0_last + kConvWarpOut;
   const int x_end = blk.left ? 16 : a.tile.width;
   for (int ty0 = blk.ys; ty0 < blk.ye; ty0 += kConvTileH) {

@@ -210,15 +210,6 @@ struct LoadedRows {
   }
 };
 
-// A row of the strip outside the image (edge strips only, at most R at the top or the bottom): the
-// remapped row's chunk, or row 0's for a constant border (take() puts the constant in its place).
-static __device__ __noinline__ const std::uint8_t* outside_row(const std::uint8_t* data,
-                                                               std::size_t pitch, int height,
-                                                               BorderMode mode, int y, int x) {
-  y = near_remap(y, height, mode);
-  return data + static_cast<std::size_t>(max(y, 0)) * pitch + x;
-}
-
 template <int kAhead>
 struct AsyncRows {
   static_assert(kAhead >= 1 && kAhead < kFastRing, "a free slot for the row taken");

@@ -134,6 +134,16 @@ __device__ __forceinline__ int near_remap(int p, int len, BorderMode mode) {
   }
 }
 
+// A strip kernel's row outside the image (edge strips only, at most a few rows above or below):
+// the remapped row's chunk at x, or row 0's for a constant border (the caller puts the constant in
+// its place). Out of line: only edge strips call it, from their cp.async rings.
+static __device__ __noinline__ const std::uint8_t* outside_row(const std::uint8_t* data,
+                                                               std::size_t pitch, int height,
+                                                               BorderMode mode, int y, int x) {
+  y = near_remap(y, height, mode);
+  return data + static_cast<std::size_t>(max(y, 0)) * pitch + x;
+}
+
 // Global memory, border remapped in software.
 struct GlobalSrc {
   const std::uint8_t* data;
