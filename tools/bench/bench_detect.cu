@@ -152,15 +152,19 @@ void run_case(Bench& b, const Size& s, const char* data, const HostImage& host,
   JP_CUDA(detect_workspace_init(ws.get(), s.width, s.height, st));
   auto* res = out.get<DetectDeviceResult>();
 
-  // Validate once.
-  JP_CUDA(cudaMemsetAsync(out.get(), 0xA5, out.bytes(), st));
-  JP_CUDA(launch_detect(p, in[0].view(), 0, s.height, ws.get(), res, LaunchContext{}, st));
+  // One untimed detection of the first frame with q and o, its result (over a poisoned buffer)
+  // against the twin's.
   std::vector<unsigned char> back(out.bytes());
-  JP_CUDA(cudaMemcpyAsync(back.data(), out.get(), back.size(), cudaMemcpyDeviceToHost, st));
-  JP_CUDA(cudaStreamSynchronize(st));
-  const auto* hr = reinterpret_cast<const DetectDeviceResult*>(back.data());
-  const bool ok =
-      hr->count <= static_cast<std::uint64_t>(p.max_detections) && same(to_detect_result(hr), cpu);
+  const auto matches_twin = [&](const DetectParams& q, const DetectLaunchOptions& o) {
+    JP_CUDA(cudaMemsetAsync(out.get(), 0xA5, out.bytes(), st));
+    JP_CUDA(launch_detect(q, in[0].view(), 0, s.height, ws.get(), res, LaunchContext{}, st, o));
+    JP_CUDA(cudaMemcpyAsync(back.data(), out.get(), back.size(), cudaMemcpyDeviceToHost, st));
+    JP_CUDA(cudaStreamSynchronize(st));
+    const auto* hr = reinterpret_cast<const DetectDeviceResult*>(back.data());
+    return hr->count <= static_cast<std::uint64_t>(q.max_detections) &&
+           same(to_detect_result(hr), cpu);
+  };
+  const bool ok = matches_twin(p, DetectLaunchOptions{});
   std::string note = std::to_string(n_cands) + " candidates, " + std::to_string(cpu.count) +
                      " kept (nms " + std::to_string(p.nms_radius) + ")";
   if (!ok) note += "  MISMATCH vs CPU twin";
@@ -175,12 +179,7 @@ void run_case(Bench& b, const Size& s, const char* data, const HostImage& host,
   for (int per_sm : {1, 2}) {
     DetectLaunchOptions o;
     o.finish_blocks_per_sm = per_sm;
-    JP_CUDA(cudaMemsetAsync(out.get(), 0xA5, out.bytes(), st));
-    JP_CUDA(launch_detect(p, in[0].view(), 0, s.height, ws.get(), res, LaunchContext{}, st, o));
-    JP_CUDA(cudaMemcpyAsync(back.data(), out.get(), back.size(), cudaMemcpyDeviceToHost, st));
-    JP_CUDA(cudaStreamSynchronize(st));
-    const bool same_o = hr->count <= static_cast<std::uint64_t>(p.max_detections) &&
-                        same(to_detect_result(hr), cpu);
+    const bool same_o = matches_twin(p, o);
     const double us = b.time_us([&](int rep) {
       JP_CUDA(
           launch_detect(p, in[rep % n].view(), 0, s.height, ws.get(), res, LaunchContext{}, st, o));
@@ -208,12 +207,7 @@ void run_case(Bench& b, const Size& s, const char* data, const HostImage& host,
     q.path = path;
     // The timed candidates runs below leave their count in the header (no finish resets it).
     JP_CUDA(detect_workspace_init(ws.get(), s.width, s.height, st));
-    JP_CUDA(cudaMemsetAsync(out.get(), 0xA5, out.bytes(), st));
-    JP_CUDA(launch_detect(q, in[0].view(), 0, s.height, ws.get(), res, LaunchContext{}, st));
-    JP_CUDA(cudaMemcpyAsync(back.data(), out.get(), back.size(), cudaMemcpyDeviceToHost, st));
-    JP_CUDA(cudaStreamSynchronize(st));
-    const bool path_ok = hr->count <= static_cast<std::uint64_t>(p.max_detections) &&
-                         same(to_detect_result(hr), cpu);
+    const bool path_ok = matches_twin(q, DetectLaunchOptions{});
     const double us_nms = time_with_setup(
         b,
         [&](int rep) {
