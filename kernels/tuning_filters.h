@@ -284,9 +284,11 @@ inline constexpr FilterPolicy kFilterPolicyDiscrete{
     /*run_box_rows=*/64,
     /*run_box_rows_min=*/8,
     /*run_box_warps_per_sm=*/16,
-    // convolve 5×5 (integer path), rows a warp, 2026-11-28 (µs): 16384²: 4 → 373.6, 8 → 316.3,
-    // 16 → 294.6, 32 → 293.8, 64 → 293.5; 1080p: 4 → 14.6, 8 → 14.3, 16 → 18.6, 32 → 24.6
-    // (docs/decisions/043-convolve-strips-exact-arithmetic.md).
+    // convolve 5×5 (integer path), rows a warp, 2026-11-28 (H100, register row, µs): 16384²: 4 →
+    // 373.6, 8 → 316.3, 16 → 294.6, 32 → 293.8, 64 → 293.5; 1080p: 4 → 14.6, 8 → 14.3, 16 → 18.6,
+    // 32 → 24.6. With the cp.async ring (H200, 2026-11-29, two runs): 16384² 4 → 295.8-299.0, 8 →
+    // 259.6-263.6, 16 → 242.5-246.9, 32 → 238.8-239.9, 64 → 242.4-247.9; 1080p 4 → 14.4-14.7, 8 →
+    // 13.9-15.4, 16 → 18.9-19.3 (docs/decisions/043-convolve-strips-exact-arithmetic.md).
     /*conv_rows=*/32,
     /*conv_rows_min=*/8,
     /*conv_warps_per_sm=*/16,  // the resident warps at 4 blocks of 4 warps (5×5: 121-128 registers)
