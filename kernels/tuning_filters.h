@@ -214,7 +214,10 @@ inline constexpr FilterPolicy kFilterPolicyOrin{
     // 42.4-43.2 / 45.6-45.7, 720p 25.0-27.1 against 24.5-26.1 / 24.6-26.1 / 26.5-28.2 / ...;
     // 8 SMs 1080p 58.8-59.6 against 60.5-62.2 / 55.4-57.5 / 56.6-56.8 / 59.3-60.7 / 65.3-67.1,
     // 720p 38.7-41.1 against 40.1-40.7 / 37.3-38.9 / 39.2-40.7 / .... Within 0-6% of the best
-    // fixed rows everywhere: kept.
+    // fixed rows everywhere: kept. With the cp.async ring (2026-11-29 02:54 UTC, the same bench,
+    // µs): 16 SMs 1080p 34.6-35.4 against 4 / 8 / 16 / 32 / 64 rows 34.1-35.8 / 33.1-34.1 /
+    // 34.0-35.4 / 38.7-39.3 / 41.7-43.1; 8 SMs 1080p 56.3-56.4 against 57.3-60.0 / 53.6-54.6 /
+    // 53.5-53.7 / 54.9-57.7 / 62.4-63.7: still within 0-5%, kept.
     /*conv_rows=*/32,
     /*conv_rows_min=*/8,
     /*conv_warps_per_sm=*/16,
