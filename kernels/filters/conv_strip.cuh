@@ -138,12 +138,7 @@ struct ConvAsyncRows {
   }
   __device__ __forceinline__ void issue(int n) {
     if (n < n_in) {
-      const std::uint8_t* p = next;
-      if (n >= n_lo && n < n_hi) {
-        next += src.pitch;
-      } else {
-        p = outside_row(src.data, src.pitch, src.height, src.mode, yin + n, xc);
-      }
+      const std::uint8_t* p = ring_row_chunk(src, next, n, n_lo, n_hi, yin, xc);
       cp_async16(slot(n), p);
       if (two) cp_async16(slot(n) + 32 * 16, p + 32 * 16);
     }

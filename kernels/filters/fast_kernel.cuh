@@ -233,12 +233,7 @@ struct AsyncRows {
   }
   __device__ __forceinline__ void issue(int n) {
     if (n < n_in) {
-      const std::uint8_t* p = next;
-      if (n >= n_lo && n < n_hi) {
-        next += src.pitch;
-      } else {
-        p = outside_row(src.data, src.pitch, src.height, src.mode, yin + n, x);
-      }
+      const std::uint8_t* p = ring_row_chunk(src, next, n, n_lo, n_hi, yin, x);
       cp_async16(slot(n), p);
     }
     cp_async_commit();  // one group a row, empty past the last: wait_group counts rows

@@ -203,6 +203,21 @@ struct GlobalSrc {
   }
 };
 
+// A strip kernel's cp.async ring (AsyncRows, ConvAsyncRows), rows issued in order: the address of
+// row yin + n's bytes from column x. Rows n ∈ [n_lo, n_hi) lie inside the image and come by
+// stepping `next` by the pitch; the others through outside_row.
+__device__ __forceinline__ const std::uint8_t* ring_row_chunk(const GlobalSrc& src,
+                                                              const std::uint8_t*& next, int n,
+                                                              int n_lo, int n_hi, int yin, int x) {
+  const std::uint8_t* p = next;
+  if (n >= n_lo && n < n_hi) {
+    next += src.pitch;
+  } else {
+    p = outside_row(src.data, src.pitch, src.height, src.mode, yin + n, x);
+  }
+  return p;
+}
+
 // A colour image, BGR8 / RGB8 (kBpp 3) or BGRx / RGBx / RGBA (kBpp 4, byte 3 ignored), read as the
 // GRAY8 image to_gray makes of it (kernels/to_gray.h: OpenCV's Y = (R·9798 + G·19235 + B·3735 +
 // 2^14) >> 15, exact), border remapped in software outside it: a filter fused with the to_gray
