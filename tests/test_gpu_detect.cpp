@@ -227,14 +227,24 @@ std::vector<DetectPath> paths_for(const DetectParams& p, const ImageView& dev) {
 }
 
 // Every path that takes the frame against the twin's result `cpu`.
-void check_paths(const DetectParams& params, const Case& c, PixelFormat f,
-                 const DetectResult& cpu) {
+void check_paths(const DetectParams& params, const Case& c, PixelFormat f, const DetectResult& cpu,
+                 const DetectLaunchOptions& o = {}) {
   for (const DetectPath path : paths_for(params, c.dev)) {
     DetectParams p = params;
     p.path = path;
-    SCOPED_TRACE(describe(p, c, f));
+    SCOPED_TRACE(describe(p, c, f) + (o.plateau ? " plateau" : ""));
     GpuDetector d(p, c.dev.width, c.dev.height);
-    EXPECT_TRUE(same_result(d.run(c.dev, 0, c.dev.height), cpu));
+    EXPECT_TRUE(same_result(d.run(c.dev, 0, c.dev.height, {}, o), cpu));
+  }
+}
+
+// The same with the finish's plateau path off and on (DetectLaunchOptions::plateau).
+void check_paths_both(const DetectParams& params, const Case& c, PixelFormat f,
+                      const DetectResult& cpu) {
+  for (const bool plateau : {false, true}) {
+    DetectLaunchOptions o;
+    o.plateau = plateau;
+    check_paths(params, c, f, cpu, o);
   }
 }
 
@@ -427,9 +437,14 @@ TEST(GpuDetect, ConstantImageBeyondBuffer) {
           p.quality = 0.5;
           for (const DetectPath path : paths_for(p, c.dev)) {
             p.path = path;
-            SCOPED_TRACE(describe(p, c, PixelFormat::kF32));
-            GpuDetector d(p, c.dev.width, c.dev.height);
-            EXPECT_TRUE(same_result(d.run(c.dev, 0, c.dev.height), detect_finish(all, max)));
+            for (const bool plateau : {false, true}) {
+              SCOPED_TRACE(describe(p, c, PixelFormat::kF32) + (plateau ? " plateau" : ""));
+              DetectLaunchOptions o;
+              o.plateau = plateau;
+              GpuDetector d(p, c.dev.width, c.dev.height);
+              EXPECT_TRUE(
+                  same_result(d.run(c.dev, 0, c.dev.height, {}, o), detect_finish(all, max)));
+            }
           }
           p.path = DetectPath::kAuto;
         }
@@ -557,7 +572,7 @@ TEST(GpuDetect, FlatFramesAtSizes) {
           const Case c = make_case(img, layout);
           for (int max : {1, 500, 5000}) {
             p.max_detections = max;
-            check_paths(p, c, f, detect_finish(all, max));
+            check_paths_both(p, c, f, detect_finish(all, max));
           }
         }
       }
@@ -594,10 +609,48 @@ TEST(GpuDetect, DenseCandidatesMatchTwin) {
       p.nms_radius = 1;
       p.threshold = -1;
       p.max_detections = max;
-      check_whole(p, c, PixelFormat::kF32);
+      check_paths_both(p, c, PixelFormat::kF32, cpu_detect(p, c.host, 0, c.host.height));
       p.use_quality = true;
       p.quality = 0.1;
-      check_whole(p, c, PixelFormat::kF32);
+      check_paths_both(p, c, PixelFormat::kF32, cpu_detect(p, c.host, 0, c.host.height));
+    }
+  }
+}
+
+// A flat range of rows inside a frame whose rows outside it are brighter: the NMS windows of the
+// range's first or last rows read them, so those rows hold no candidates and the plateau path must
+// not take every pixel of the frame's largest score (it applies only where no window leaves the
+// range, or at radius 0); launches over [40, 480) and [0, 300) of a 640 × 480 frame, both finishes.
+TEST(GpuDetect, PlateauRangeInsideTheFrame) {
+  JP_REQUIRE_GPU();
+  const int w = 640, h = 480;
+  const struct { int y0, y1; } ranges[] = {{40, h}, {0, 300}};
+  for (const auto& range : ranges) {
+    const HostImage img = make_response(w, h, PixelFormat::kF32, [&](int, int y) {
+      return y < range.y0 || y >= range.y1 ? 90.f : 77.f;
+    });
+    const Case c = make_case(img, "align16");
+    for (int r : {0, 2}) {
+      for (int max : {1, 500, 5000}) {
+        DetectParams p;
+        p.nms_radius = r;
+        p.threshold = 10;
+        p.max_detections = max;
+        const DetectResult cpu = cpu_detect(p, c.host, range.y0, range.y1);
+        ASSERT_GT(cpu.count + cpu.overflow, 65536u) << "beyond the candidate buffer";
+        for (const bool plateau : {false, true}) {
+          for (const DetectPath path : paths_for(p, c.dev)) {
+            DetectParams q = p;
+            q.path = path;
+            SCOPED_TRACE(describe(q, c, PixelFormat::kF32) + " rows " + std::to_string(range.y0) +
+                         ".." + std::to_string(range.y1) + (plateau ? " plateau" : ""));
+            DetectLaunchOptions o;
+            o.plateau = plateau;
+            GpuDetector d(q, c.dev.width, c.dev.height);
+            EXPECT_TRUE(same_result(d.run(c.dev, range.y0, range.y1, {}, o), cpu));
+          }
+        }
+      }
     }
   }
 }

@@ -36,7 +36,10 @@
 // keys are dropped only above a proposed bound, which has ≥ K keys at or below it, all kept. When
 // the reserved keys exceed C, the rows up to the bound's fit C and the bound's score is the rows'
 // largest (one read of the rows, no NMS: a flat frame), every key up to the bound lies in the rows
-// up to the bound's row: one pass over those rows refills the buffer.
+// up to the bound's row: one pass over those rows refills the buffer; or, with
+// DetectLaunchOptions::plateau where no NMS window of those rows leaves the launch's rows, the
+// first K pixels of the bound's score in raster order are the result (each is a candidate):
+// one ordered count writes them (plateau_write), no NMS pass, select or sort.
 // Otherwise (e.g. dark noise of few levels: a bound's score below the best), the whole grid re-runs
 // the NMS over the rows in passes (grid-wide barriers): one pass for the min and max key, then
 // radix-select passes, each a histogram of 1024 bins over the remaining key range (the range
@@ -283,6 +286,7 @@ cudaError_t launch_finish_t(const DetectParams& p, const ImageView& v, int y0, i
   a.points = detect_result_points(out);
   a.bands = reinterpret_cast<u32*>(base + l.bands);
   a.band_words = static_cast<u32>(l.band_pitch) * static_cast<u32>(l.band_cols);
+  a.plateau = o.plateau;
   const cudaError_t e = a.c.nms.r <= Policy::kMaxSmemTileRadius
                             ? launch_finish_rt<T, true>(a, l, o.finish_blocks_per_sm, stream)
                             : launch_finish_rt<T, false>(a, l, o.finish_blocks_per_sm, stream);

@@ -27,6 +27,7 @@ struct FinishArgs {
   Detection* points;
   u32* bands;  // the feed's bands, zeroed for the next frame
   u32 band_words;
+  bool plateau;  // DetectLaunchOptions::plateau
 };
 
 using ReduceU64 = cub::BlockReduce<u64, Policy::kThreads>;
@@ -433,6 +434,11 @@ __device__ __forceinline__ u64 rank_write(const u64* src, int n, u64 limit, u64 
   return static_cast<u64>(valid);
 }
 
+// The row of a key's pixel.
+__device__ __forceinline__ u32 key_row(u64 key, int width) {
+  return static_cast<u32>(key) / static_cast<u32>(width);
+}
+
 // The order key of the largest score of rows [y0, y1) (every pixel, no NMS: at least every
 // candidate's; fmaxf drops NaN, which is never a candidate) into *top, zeroed before; every block.
 template <class T>
@@ -447,6 +453,93 @@ __device__ u32 grid_max_key(const NmsArgs& a, u32* top, Grid& grid) {
   if ((threadIdx.x & 31) == 0 && key) atomicMax(top, key);
   grid.sync();
   return __ldcg(top);
+}
+
+// The plateau finish (DetectLaunchOptions::plateau, docs/decisions/041-detect-dense-bounds.md), for
+// a buffer that overflowed where the bound's score is the largest of the launch's rows and the NMS
+// windows of rows [y0, y0 + n / W) read no row outside them: the K smallest keys are then the first
+// K pixels in raster order of those rows whose score's order key is `top`. Each such pixel is a
+// candidate (no neighbour is larger; the bound's own score passes the threshold), and at least K of
+// them lie at or before the bound's. Each block counts those of its own contiguous range of the n
+// pixels, one grid-wide barrier, then writes its own at their places after the counts of the blocks
+// before it, a kThreads step at a time (ballots). `counts`: gridDim.x words of scratch. Returns
+// false, uniformly, where the rows hold fewer than k of them (never while the bound's invariant
+// holds): the caller then takes the NMS pass.
+template <class T>
+__device__ bool plateau_write(const ResponseView& v, int y0, u32 n, u32 top, u64 k,
+                              Detection* points, u32* counts, Grid& grid) {
+  constexpr int kWarps = Policy::kThreads / 32;
+  __shared__ u32 warp_a[kWarps], warp_b[kWarps];
+  const u32 w = static_cast<u32>(v.width);
+  const int warp = static_cast<int>(threadIdx.x) / 32, lane = static_cast<int>(threadIdx.x) % 32;
+  const u64 steps = (static_cast<u64>(n) + Policy::kThreads - 1) / Policy::kThreads;
+  const u64 per = (steps + gridDim.x - 1) / gridDim.x * Policy::kThreads;  // pixels a block
+  const u64 begin = min(blockIdx.x * per, static_cast<u64>(n));
+  const u64 end = min(begin + per, static_cast<u64>(n));
+  const auto at = [&](u64 j, Detection* d) {  // pixel j of the rows: whether its key's score is top
+    const u32 dy = static_cast<u32>(j) / w;
+    d->x = static_cast<int>(static_cast<u32>(j) - dy * w);
+    d->y = y0 + static_cast<int>(dy);
+    d->score = load_score<T>(v, d->x, d->y);
+    return order_key(d->score) == top;
+  };
+  u32 mine = 0;
+  for (u64 j = begin + threadIdx.x; j < end; j += Policy::kThreads) {
+    Detection d;
+    mine += at(j, &d) ? 1u : 0u;
+  }
+  mine = __reduce_add_sync(0xffffffffu, mine);
+  if (lane == 0) warp_a[warp] = mine;
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    u32 t = 0;
+#pragma unroll
+    for (int i = 0; i < kWarps; ++i) t += warp_a[i];
+    counts[blockIdx.x] = t;
+  }
+  grid.sync();
+  // The counts of the blocks before this one and of all (< n < 2^32 each), uniform over the block.
+  u32 before = 0, total = 0;
+  for (u32 b = threadIdx.x; b < gridDim.x; b += Policy::kThreads) {
+    const u32 c = __ldcg(counts + b);
+    total += c;
+    before += b < blockIdx.x ? c : 0u;
+  }
+  before = __reduce_add_sync(0xffffffffu, before);
+  total = __reduce_add_sync(0xffffffffu, total);
+  if (lane == 0) {
+    warp_a[warp] = before;
+    warp_b[warp] = total;
+  }
+  __syncthreads();
+  before = 0;
+  total = 0;
+#pragma unroll
+  for (int i = 0; i < kWarps; ++i) {
+    before += warp_a[i];
+    total += warp_b[i];
+  }
+  __syncthreads();  // warp_a is reused below
+  if (total < k) return false;
+  u64 base = before;
+  for (u64 j0 = begin; j0 < end && base < k; j0 += Policy::kThreads) {  // uniform
+    Detection d;
+    const bool hit = j0 + threadIdx.x < end && at(j0 + threadIdx.x, &d);
+    const u32 ballot = __ballot_sync(0xffffffffu, hit);
+    if (lane == 0) warp_a[warp] = static_cast<u32>(__popc(ballot));
+    __syncthreads();
+    u32 off = 0, all = 0;
+#pragma unroll
+    for (int i = 0; i < kWarps; ++i) {
+      off += i < warp ? warp_a[i] : 0u;
+      all += warp_a[i];
+    }
+    const u64 pos = base + off + static_cast<u32>(__popc(ballot & ((1u << lane) - 1u)));
+    if (hit && pos < k) points[pos] = d;
+    base += all;
+    __syncthreads();  // warp_a is rewritten next step
+  }
+  return true;
 }
 
 // (256, 2): at most 128 registers, so two blocks fit an SM; with (256) alone ptxas trimmed the
@@ -526,6 +619,7 @@ __global__ void __launch_bounds__(Policy::kThreads, 2) detect_finish_kernel(Fini
     ready = true;
   };
   u64 n_valid = n_all, m = stored, limit = ~0ull;
+  bool written = false;  // the points by plateau_write
   // Few enough keys in the buffer for the finish by ranks over all of them (rank_write), even
   // those of a lower threshold: no grid-wide count, select or compaction first.
   const bool rank_all = stored <= a.cap && !a.big && stored <= static_cast<u64>(Policy::kRankMax) &&
@@ -543,7 +637,7 @@ __global__ void __launch_bounds__(Policy::kThreads, 2) detect_finish_kernel(Fini
     u64 bound = ~0ull;
     bool near = false;
     if (!lower && bound_read != ~0ull) {
-      const u64 last_row = static_cast<u32>(bound_read) / static_cast<u32>(rows.v.width);
+      const u64 last_row = key_row(bound_read, rows.v.width);
       const u64 n_rows = last_row + 1 - static_cast<u64>(rows.y0);
       if (n_rows * static_cast<u64>(rows.v.width) <= a.cap &&
           static_cast<u32>(bound_read >> 32) == ~grid_max_key<T>(a.c.nms, &h->top, grid)) {
@@ -553,14 +647,27 @@ __global__ void __launch_bounds__(Policy::kThreads, 2) detect_finish_kernel(Fini
         near = true;
       }
     }
-    const ImageSource<T, kSmemTile> image{rows, thresh, reinterpret_cast<float*>(work)};
-    if (!near) {
-      if (lower) n_valid = grid_count(image, &h->valid, fs, grid);
-      if (n_valid > a.cap) bound = select_bound(image, a.k, a.cap, h, 0, pass, fs, grid);
+    if (near && a.plateau && !a.big) {
+      // The NMS windows of the rows up to the bound's read no row outside the launch's.
+      const int r = rows.r, last = static_cast<int>(key_row(bound_read, rows.v.width));
+      const u64 n = static_cast<u64>(last + 1 - rows.y0) * static_cast<u64>(rows.v.width);
+      if ((rows.y0 == 0 || r == 0) && (last + r < rows.y1 || rows.y1 == rows.v.height) &&
+          n < (1ull << 32)) {
+        written = plateau_write<T>(rows.v, rows.y0, static_cast<u32>(n),
+                                   ~static_cast<u32>(bound_read >> 32), a.k, a.points,
+                                   reinterpret_cast<u32*>(a.kept), grid);
+      }
     }
-    compact_to(image, bound, a.cand, a.cap, &h->compacted[0], work);
-    grid.sync();
-    m = min(__ldcg(&h->compacted[0]), a.cap);  // all above the frame's threshold
+    if (!written) {
+      const ImageSource<T, kSmemTile> image{rows, thresh, reinterpret_cast<float*>(work)};
+      if (!near) {
+        if (lower) n_valid = grid_count(image, &h->valid, fs, grid);
+        if (n_valid > a.cap) bound = select_bound(image, a.k, a.cap, h, 0, pass, fs, grid);
+      }
+      compact_to(image, bound, a.cand, a.cap, &h->compacted[0], work);
+      grid.sync();
+      m = min(__ldcg(&h->compacted[0]), a.cap);  // all above the frame's threshold
+    }
   } else if (lower) {
     init();
     limit = threshold_limit(thresh);
@@ -570,7 +677,7 @@ __global__ void __launch_bounds__(Policy::kThreads, 2) detect_finish_kernel(Fini
   const u64* src = a.cand;
   u64 n_src = 0;
   bool block_sort = false;
-  if (count > 0 && !rank_all) {
+  if (count > 0 && !rank_all && !written) {
     // What block 0 sorts, and what a grid-wide select narrows to when there is more (or, with
     // keys of a lower threshold in the buffer, where the wanted ones are gathered).
     const bool small_k = a.k <= static_cast<u64>(Policy::kSmallSort);
