@@ -226,25 +226,28 @@ std::vector<DetectPath> paths_for(const DetectParams& p, const ImageView& dev) {
   return out;
 }
 
-// Every path that takes the frame against the twin's result `cpu`.
+// Every path that takes the frame's rows [y0, y1) (y1 < 0: all of them) against the twin's result
+// `cpu`.
 void check_paths(const DetectParams& params, const Case& c, PixelFormat f, const DetectResult& cpu,
-                 const DetectLaunchOptions& o = {}) {
+                 const DetectLaunchOptions& o = {}, int y0 = 0, int y1 = -1) {
+  if (y1 < 0) y1 = c.dev.height;
   for (const DetectPath path : paths_for(params, c.dev)) {
     DetectParams p = params;
     p.path = path;
-    SCOPED_TRACE(describe(p, c, f) + (o.plateau ? " plateau" : ""));
+    SCOPED_TRACE(describe(p, c, f) + " rows " + std::to_string(y0) + ".." + std::to_string(y1) +
+                 (o.plateau ? " plateau" : ""));
     GpuDetector d(p, c.dev.width, c.dev.height);
-    EXPECT_TRUE(same_result(d.run(c.dev, 0, c.dev.height, {}, o), cpu));
+    EXPECT_TRUE(same_result(d.run(c.dev, y0, y1, {}, o), cpu));
   }
 }
 
 // The same with the finish's plateau path off and on (DetectLaunchOptions::plateau).
 void check_paths_both(const DetectParams& params, const Case& c, PixelFormat f,
-                      const DetectResult& cpu) {
+                      const DetectResult& cpu, int y0 = 0, int y1 = -1) {
   for (const bool plateau : {false, true}) {
     DetectLaunchOptions o;
     o.plateau = plateau;
-    check_paths(params, c, f, cpu, o);
+    check_paths(params, c, f, cpu, o, y0, y1);
   }
 }
 
@@ -435,18 +438,7 @@ TEST(GpuDetect, ConstantImageBeyondBuffer) {
           p.use_quality = quality;
           p.threshold = 0.5;
           p.quality = 0.5;
-          for (const DetectPath path : paths_for(p, c.dev)) {
-            p.path = path;
-            for (const bool plateau : {false, true}) {
-              SCOPED_TRACE(describe(p, c, PixelFormat::kF32) + (plateau ? " plateau" : ""));
-              DetectLaunchOptions o;
-              o.plateau = plateau;
-              GpuDetector d(p, c.dev.width, c.dev.height);
-              EXPECT_TRUE(
-                  same_result(d.run(c.dev, 0, c.dev.height, {}, o), detect_finish(all, max)));
-            }
-          }
-          p.path = DetectPath::kAuto;
+          check_paths_both(p, c, PixelFormat::kF32, detect_finish(all, max));
         }
       }
     }
@@ -638,18 +630,7 @@ TEST(GpuDetect, PlateauRangeInsideTheFrame) {
         p.max_detections = max;
         const DetectResult cpu = cpu_detect(p, c.host, range.y0, range.y1);
         ASSERT_GT(cpu.count + cpu.overflow, 65536u) << "beyond the candidate buffer";
-        for (const bool plateau : {false, true}) {
-          for (const DetectPath path : paths_for(p, c.dev)) {
-            DetectParams q = p;
-            q.path = path;
-            SCOPED_TRACE(describe(q, c, PixelFormat::kF32) + " rows " + std::to_string(range.y0) +
-                         ".." + std::to_string(range.y1) + (plateau ? " plateau" : ""));
-            DetectLaunchOptions o;
-            o.plateau = plateau;
-            GpuDetector d(q, c.dev.width, c.dev.height);
-            EXPECT_TRUE(same_result(d.run(c.dev, range.y0, range.y1, {}, o), cpu));
-          }
-        }
+        check_paths_both(p, c, PixelFormat::kF32, cpu, range.y0, range.y1);
       }
     }
   }

@@ -434,11 +434,6 @@ __device__ __forceinline__ u64 rank_write(const u64* src, int n, u64 limit, u64 
   return static_cast<u64>(valid);
 }
 
-// The row of a key's pixel.
-__device__ __forceinline__ u32 key_row(u64 key, int width) {
-  return static_cast<u32>(key) / static_cast<u32>(width);
-}
-
 // The order key of the largest score of rows [y0, y1) (every pixel, no NMS: at least every
 // candidate's; fmaxf drops NaN, which is never a candidate) into *top, zeroed before; every block.
 // Block b takes rows y0 + b, y0 + b + gridDim.x, ...: their pixels as one run, 16 loads in flight a
@@ -487,16 +482,13 @@ __device__ u32 grid_max_key(const NmsArgs& a, u32* top, Grid& grid) {
 // candidate (no neighbour is larger; the bound's own score passes the threshold), and at least K of
 // them lie at or before the bound's. Each block counts those of its own contiguous range of the n
 // pixels, one grid-wide barrier, then writes its own at their places after the counts of the blocks
-// before it, a kThreads step at a time (ballots). `counts`: gridDim.x words of scratch. Returns
+// before it, a kThreads step at a time (block scans). `counts`: gridDim.x words of scratch. Returns
 // false, uniformly, where the rows hold fewer than k of them (never while the bound's invariant
 // holds): the caller then takes the NMS pass.
 template <class T>
 __device__ bool plateau_write(const ResponseView& v, int y0, u32 n, u32 top, u64 k,
-                              Detection* points, u32* counts, Grid& grid) {
-  constexpr int kWarps = Policy::kThreads / 32;
-  __shared__ u32 warp_a[kWarps], warp_b[kWarps];
+                              Detection* points, u32* counts, FinishShared& fs, Grid& grid) {
   const u32 w = static_cast<u32>(v.width);
-  const int warp = static_cast<int>(threadIdx.x) / 32, lane = static_cast<int>(threadIdx.x) % 32;
   const u64 steps = (static_cast<u64>(n) + Policy::kThreads - 1) / Policy::kThreads;
   const u64 per = (steps + gridDim.x - 1) / gridDim.x * Policy::kThreads;  // pixels a block
   const u64 begin = min(blockIdx.x * per, static_cast<u64>(n));
@@ -508,61 +500,34 @@ __device__ bool plateau_write(const ResponseView& v, int y0, u32 n, u32 top, u64
     d->score = load_score<T>(v, d->x, d->y);
     return order_key(d->score) == top;
   };
-  u32 mine = 0;
+  u64 mine = 0;
   for (u64 j = begin + threadIdx.x; j < end; j += Policy::kThreads) {
     Detection d;
-    mine += at(j, &d) ? 1u : 0u;
+    mine += at(j, &d) ? 1 : 0;
   }
-  mine = __reduce_add_sync(0xffffffffu, mine);
-  if (lane == 0) warp_a[warp] = mine;
-  __syncthreads();
-  if (threadIdx.x == 0) {
-    u32 t = 0;
-#pragma unroll
-    for (int i = 0; i < kWarps; ++i) t += warp_a[i];
-    counts[blockIdx.x] = t;
-  }
+  mine = ReduceU64(fs.t.reduce).Sum(mine);
+  if (threadIdx.x == 0) counts[blockIdx.x] = static_cast<u32>(mine);
   grid.sync();
-  // The counts of the blocks before this one and of all (< n < 2^32 each), uniform over the block.
-  u32 before = 0, total = 0;
+  // The counts of the blocks before this one and of all, uniform over the block.
+  u64 before = 0, total = 0, part = 0;
   for (u32 b = threadIdx.x; b < gridDim.x; b += Policy::kThreads) {
-    const u32 c = __ldcg(counts + b);
+    const u64 c = __ldcg(counts + b);
     total += c;
-    before += b < blockIdx.x ? c : 0u;
+    part += b < blockIdx.x ? c : 0;
   }
-  before = __reduce_add_sync(0xffffffffu, before);
-  total = __reduce_add_sync(0xffffffffu, total);
-  if (lane == 0) {
-    warp_a[warp] = before;
-    warp_b[warp] = total;
-  }
-  __syncthreads();
-  before = 0;
-  total = 0;
-#pragma unroll
-  for (int i = 0; i < kWarps; ++i) {
-    before += warp_a[i];
-    total += warp_b[i];
-  }
-  __syncthreads();  // warp_a is reused below
+  ScanU64(fs.t.scan).ExclusiveSum(part, part, before);
+  __syncthreads();  // fs is reused next
+  ScanU64(fs.t.scan).ExclusiveSum(total, part, total);
+  __syncthreads();  // fs is reused below
   if (total < k) return false;
-  u64 base = before;
-  for (u64 j0 = begin; j0 < end && base < k; j0 += Policy::kThreads) {  // uniform
+  for (u64 j0 = begin; j0 < end && before < k; j0 += Policy::kThreads) {  // uniform
     Detection d;
-    const bool hit = j0 + threadIdx.x < end && at(j0 + threadIdx.x, &d);
-    const u32 ballot = __ballot_sync(0xffffffffu, hit);
-    if (lane == 0) warp_a[warp] = static_cast<u32>(__popc(ballot));
-    __syncthreads();
-    u32 off = 0, all = 0;
-#pragma unroll
-    for (int i = 0; i < kWarps; ++i) {
-      off += i < warp ? warp_a[i] : 0u;
-      all += warp_a[i];
-    }
-    const u64 pos = base + off + static_cast<u32>(__popc(ballot & ((1u << lane) - 1u)));
-    if (hit && pos < k) points[pos] = d;
-    base += all;
-    __syncthreads();  // warp_a is rewritten next step
+    const int hit = j0 + threadIdx.x < end && at(j0 + threadIdx.x, &d) ? 1 : 0;
+    int off = 0, all = 0;
+    ScanInt(fs.t.scan_int).ExclusiveSum(hit, off, all);
+    if (hit && before + static_cast<u64>(off) < k) points[before + static_cast<u64>(off)] = d;
+    before += static_cast<u64>(all);
+    __syncthreads();  // fs is reused next step
   }
   return true;
 }
@@ -661,10 +626,12 @@ __global__ void __launch_bounds__(Policy::kThreads, 2) detect_finish_kernel(Fini
     NmsArgs rows = a.c.nms;
     u64 bound = ~0ull;
     bool near = false;
+    // The bound's row, the rows up to it and their pixels (where a bound exists).
+    const u64 last_row = static_cast<u32>(bound_read) / static_cast<u32>(rows.v.width);
+    const u64 n_rows = last_row + 1 - static_cast<u64>(rows.y0);
+    const u64 n_near = n_rows * static_cast<u64>(rows.v.width);
     if (!lower && bound_read != ~0ull) {
-      const u64 last_row = key_row(bound_read, rows.v.width);
-      const u64 n_rows = last_row + 1 - static_cast<u64>(rows.y0);
-      if (n_rows * static_cast<u64>(rows.v.width) <= a.cap &&
+      if (n_near <= a.cap &&
           static_cast<u32>(bound_read >> 32) == ~grid_max_key<T>(a.c.nms, &h->top, grid)) {
         rows.ntiles =
             rows.tiles_x * static_cast<int>((n_rows + Policy::kTileH - 1) / Policy::kTileH);
@@ -674,13 +641,12 @@ __global__ void __launch_bounds__(Policy::kThreads, 2) detect_finish_kernel(Fini
     }
     if (near && a.plateau && !a.big) {
       // The NMS windows of the rows up to the bound's read no row outside the launch's.
-      const int r = rows.r, last = static_cast<int>(key_row(bound_read, rows.v.width));
-      const u64 n = static_cast<u64>(last + 1 - rows.y0) * static_cast<u64>(rows.v.width);
+      const int r = rows.r, last = static_cast<int>(last_row);
       if ((rows.y0 == 0 || r == 0) && (last + r < rows.y1 || rows.y1 == rows.v.height) &&
-          n < (1ull << 32)) {
-        written = plateau_write<T>(rows.v, rows.y0, static_cast<u32>(n),
+          n_near < (1ull << 32)) {
+        written = plateau_write<T>(rows.v, rows.y0, static_cast<u32>(n_near),
                                    ~static_cast<u32>(bound_read >> 32), a.k, a.points,
-                                   reinterpret_cast<u32*>(a.kept), grid);
+                                   reinterpret_cast<u32*>(a.kept), fs, grid);
       }
     }
     if (!written) {
