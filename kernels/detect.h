@@ -107,11 +107,6 @@ inline DetectResult to_detect_result(const DetectDeviceResult* host_copy) {
 // (kernels/detect/tuning.h). Results never depend on them.
 struct DetectLaunchOptions {
   int finish_blocks_per_sm = 0;  // detect_finish's cooperative grid (at most the blocks that fit)
-  // Where the candidates overflowed the buffer and the frame's bound holds its largest score (a
-  // flat frame), the finish writes the first max_detections pixels of that score in raster order
-  // by one ordered count instead of re-running the NMS and selecting (the same result; not yet
-  // the default: docs/decisions/041-detect-dense-bounds.md).
-  bool plateau = false;
 };
 
 // Device scratch for one frame of a (response size, params): candidate buffer of

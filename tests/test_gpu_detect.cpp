@@ -229,25 +229,14 @@ std::vector<DetectPath> paths_for(const DetectParams& p, const ImageView& dev) {
 // Every path that takes the frame's rows [y0, y1) (y1 < 0: all of them) against the twin's result
 // `cpu`.
 void check_paths(const DetectParams& params, const Case& c, PixelFormat f, const DetectResult& cpu,
-                 const DetectLaunchOptions& o = {}, int y0 = 0, int y1 = -1) {
+                 int y0 = 0, int y1 = -1) {
   if (y1 < 0) y1 = c.dev.height;
   for (const DetectPath path : paths_for(params, c.dev)) {
     DetectParams p = params;
     p.path = path;
-    SCOPED_TRACE(describe(p, c, f) + " rows " + std::to_string(y0) + ".." + std::to_string(y1) +
-                 (o.plateau ? " plateau" : ""));
+    SCOPED_TRACE(describe(p, c, f) + " rows " + std::to_string(y0) + ".." + std::to_string(y1));
     GpuDetector d(p, c.dev.width, c.dev.height);
-    EXPECT_TRUE(same_result(d.run(c.dev, y0, y1, {}, o), cpu));
-  }
-}
-
-// The same with the finish's plateau path off and on (DetectLaunchOptions::plateau).
-void check_paths_both(const DetectParams& params, const Case& c, PixelFormat f,
-                      const DetectResult& cpu, int y0 = 0, int y1 = -1) {
-  for (const bool plateau : {false, true}) {
-    DetectLaunchOptions o;
-    o.plateau = plateau;
-    check_paths(params, c, f, cpu, o, y0, y1);
+    EXPECT_TRUE(same_result(d.run(c.dev, y0, y1), cpu));
   }
 }
 
@@ -438,7 +427,7 @@ TEST(GpuDetect, ConstantImageBeyondBuffer) {
           p.use_quality = quality;
           p.threshold = 0.5;
           p.quality = 0.5;
-          check_paths_both(p, c, PixelFormat::kF32, detect_finish(all, max));
+          check_paths(p, c, PixelFormat::kF32, detect_finish(all, max));
         }
       }
     }
@@ -564,7 +553,7 @@ TEST(GpuDetect, FlatFramesAtSizes) {
           const Case c = make_case(img, layout);
           for (int max : {1, 500, 5000}) {
             p.max_detections = max;
-            check_paths_both(p, c, f, detect_finish(all, max));
+            check_paths(p, c, f, detect_finish(all, max));
           }
         }
       }
@@ -601,10 +590,10 @@ TEST(GpuDetect, DenseCandidatesMatchTwin) {
       p.nms_radius = 1;
       p.threshold = -1;
       p.max_detections = max;
-      check_paths_both(p, c, PixelFormat::kF32, cpu_detect(p, c.host, 0, c.host.height));
+      check_paths(p, c, PixelFormat::kF32, cpu_detect(p, c.host, 0, c.host.height));
       p.use_quality = true;
       p.quality = 0.1;
-      check_paths_both(p, c, PixelFormat::kF32, cpu_detect(p, c.host, 0, c.host.height));
+      check_paths(p, c, PixelFormat::kF32, cpu_detect(p, c.host, 0, c.host.height));
     }
   }
 }
@@ -612,7 +601,7 @@ TEST(GpuDetect, DenseCandidatesMatchTwin) {
 // A flat range of rows inside a frame whose rows outside it are brighter: the NMS windows of the
 // range's first or last rows read them, so those rows hold no candidates and the plateau path must
 // not take every pixel of the frame's largest score (it applies only where no window leaves the
-// range, or at radius 0); launches over [40, 480) and [0, 300) of a 640 × 480 frame, both finishes.
+// range, or at radius 0); launches over [40, 480) and [0, 300) of a 640 × 480 frame, every path.
 TEST(GpuDetect, PlateauRangeInsideTheFrame) {
   JP_REQUIRE_GPU();
   const int w = 640, h = 480;
@@ -630,7 +619,7 @@ TEST(GpuDetect, PlateauRangeInsideTheFrame) {
         p.max_detections = max;
         const DetectResult cpu = cpu_detect(p, c.host, range.y0, range.y1);
         ASSERT_GT(cpu.count + cpu.overflow, 65536u) << "beyond the candidate buffer";
-        check_paths_both(p, c, PixelFormat::kF32, cpu, range.y0, range.y1);
+        check_paths(p, c, PixelFormat::kF32, cpu, range.y0, range.y1);
       }
     }
   }

@@ -14,12 +14,12 @@
 //   Or detect_stream (DetectPath; F32, aligned rows, r ≤ 4): warps stream rows through shared
 //   memory, survivors gathered per block in shared memory, one atomicAdd per block (below).
 //   Dense candidates (a flat frame; docs/decisions/041-detect-dense-bounds.md): a tile with at
-//   least max(a quarter of its pixels, K = max_detections) candidates, or a warp of the rows kernel that
-//   turned dense (≥ 1 candidate per 4 pixels at a flush of its part), takes a separate non-inlined
-//   routine: it drops its keys above the frame's bound so far (counted: N stays exact) and, holding
-//   at least K kept keys, proposes the largest as the bound (atomicMax on its complement, Header).
-//   Other tiles and warps run the plain code. Not where strips run ahead of the maximum (their keys
-//   may lie below the frame's threshold), nor for r = 0 tiles.
+//   least max(a quarter of its pixels, K = max_detections) candidates, or a warp of the rows kernel
+//   that turned dense (≥ 1 candidate per 4 pixels at a flush of its part), takes a separate
+//   non-inlined routine: it drops its keys above the frame's bound so far (counted: N stays exact)
+//   and, holding at least K kept keys, proposes the largest as the bound (atomicMax on its
+//   complement, Header). Other tiles and warps run the plain code. Not where strips run ahead of
+//   the maximum (their keys may lie below the frame's threshold), nor for r = 0 tiles.
 // - detect_finish (a cooperative launch): the best K = max_detections in the contract's order;
 //   with DetectParams::candidates_ahead (strips' candidates ran with a lower bound of the
 //   threshold), only those above the frame's own threshold count: where the buffer holds few
@@ -36,19 +36,18 @@
 // keys are dropped only above a proposed bound, which has ≥ K keys at or below it, all kept. When
 // the reserved keys exceed C, the rows up to the bound's fit C and the bound's score is the rows'
 // largest (one read of the rows, no NMS: a flat frame), every key up to the bound lies in the rows
-// up to the bound's row: one pass over those rows refills the buffer; or, with
-// DetectLaunchOptions::plateau where no NMS window of those rows leaves the launch's rows, the
-// first K pixels of the bound's score in raster order are the result (each is a candidate):
-// one ordered count writes them (plateau_write), no NMS pass, select or sort.
-// Otherwise (e.g. dark noise of few levels: a bound's score below the best), the whole grid re-runs
-// the NMS over the rows in passes (grid-wide barriers): one pass for the min and max key, then
-// radix-select passes, each a histogram of 1024 bins over the remaining key range (the range
-// narrows by 2^10 per pass, so ≤ 7 passes; keys are distinct, so a bin of width 1 holds one key),
-// until the keys at or below the bound fit in C; then one compaction pass refills the buffer. With
-// at most 8192 keys left (and 32 a block of the grid) the grid writes each key at its rank, counted
-// against all keys in shared memory (no sort). Otherwise block 0 alone: ≤ 1024 keys are
-// block-merge-sorted; with K ≤ 1024, up to 8192 keys go to shared memory and a block radix select
-// (the same 1024-bin step) keeps ≤ 1024 of them first; with 1024 < K ≤ 4096, ≤ 4096 keys are
+// up to the bound's row: one pass over those rows refills the buffer; or, where no NMS window of
+// those rows leaves the launch's rows, the first K pixels of the bound's score in raster order are
+// the result (each is a candidate): one ordered count writes them (plateau_write), no NMS pass,
+// select or sort. Otherwise (e.g. dark noise of few levels: a bound's score below the best), the
+// whole grid re-runs the NMS over the rows in passes (grid-wide barriers): one pass for the min and
+// max key, then radix-select passes, each a histogram of 1024 bins over the remaining key range
+// (the range narrows by 2^10 per pass, so ≤ 7 passes; keys are distinct, so a bin of width 1 holds
+// one key), until the keys at or below the bound fit in C; then one compaction pass refills the
+// buffer. With at most 8192 keys left (and 32 a block of the grid) the grid writes each key at its
+// rank, counted against all keys in shared memory (no sort). Otherwise block 0 alone: ≤ 1024 keys
+// are block-merge-sorted; with K ≤ 1024, up to 8192 keys go to shared memory and a block radix
+// select (the same 1024-bin step) keeps ≤ 1024 of them first; with 1024 < K ≤ 4096, ≤ 4096 keys are
 // sorted. Beyond those, a grid-wide select over the buffer narrows to 1024 / 4096 keys first; with
 // K > 4096 it narrows to exactly K keys, which CUB sorts. Scores are read back from the response at
 // (x, y), so even a −0 keeps its bits. The threshold is computed as the twin does: float(quality ·
@@ -286,7 +285,6 @@ cudaError_t launch_finish_t(const DetectParams& p, const ImageView& v, int y0, i
   a.points = detect_result_points(out);
   a.bands = reinterpret_cast<u32*>(base + l.bands);
   a.band_words = static_cast<u32>(l.band_pitch) * static_cast<u32>(l.band_cols);
-  a.plateau = o.plateau;
   const cudaError_t e = a.c.nms.r <= Policy::kMaxSmemTileRadius
                             ? launch_finish_rt<T, true>(a, l, o.finish_blocks_per_sm, stream)
                             : launch_finish_rt<T, false>(a, l, o.finish_blocks_per_sm, stream);

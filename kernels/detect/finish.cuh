@@ -27,7 +27,6 @@ struct FinishArgs {
   Detection* points;
   u32* bands;  // the feed's bands, zeroed for the next frame
   u32 band_words;
-  bool plateau;  // DetectLaunchOptions::plateau
 };
 
 using ReduceU64 = cub::BlockReduce<u64, Policy::kThreads>;
@@ -436,38 +435,13 @@ __device__ __forceinline__ u64 rank_write(const u64* src, int n, u64 limit, u64 
 
 // The order key of the largest score of rows [y0, y1) (every pixel, no NMS: at least every
 // candidate's; fmaxf drops NaN, which is never a candidate) into *top, zeroed before; every block.
-// Block b takes rows y0 + b, y0 + b + gridDim.x, ...: their pixels as one run, 16 loads in flight a
-// thread (a loop over each row's few columns a thread waited for every load: 1080p is 7.5 a row).
 template <class T>
 __device__ u32 grid_max_key(const NmsArgs& a, u32* top, Grid& grid) {
-  constexpr int kBatch = 16;
-  const u32 grid_n = gridDim.x, b = blockIdx.x;
-  const u32 rows = a.y1 - a.y0 > static_cast<int>(b) ? (a.y1 - a.y0 - b + grid_n - 1) / grid_n : 0;
-  const u64 n = static_cast<u64>(rows) * static_cast<u64>(a.v.width);
   float m = -INFINITY;
-  const auto scan = [&](auto zero) {  // the index type: u32 where the run allows
-    using I = decltype(zero);
-    const I w = static_cast<I>(a.v.width), total = static_cast<I>(n);
-    for (I j0 = threadIdx.x; j0 < total; j0 += kBatch * Policy::kThreads) {
-      float v[kBatch];
-#pragma unroll
-      for (int u = 0; u < kBatch; ++u) {
-        const I j = j0 + static_cast<I>(u) * Policy::kThreads;
-        v[u] = -INFINITY;
-        if (j < total) {
-          const I k = j / w;
-          v[u] = load_score<T>(a.v, static_cast<int>(j - k * w),
-                               a.y0 + static_cast<int>(b + static_cast<u32>(k) * grid_n));
-        }
-      }
-#pragma unroll
-      for (int u = 0; u < kBatch; ++u) m = fmaxf(m, v[u]);
+  for (int y = a.y0 + static_cast<int>(blockIdx.x); y < a.y1; y += static_cast<int>(gridDim.x)) {
+    for (int x = static_cast<int>(threadIdx.x); x < a.v.width; x += Policy::kThreads) {
+      m = fmaxf(m, load_score<T>(a.v, x, y));
     }
-  };
-  if (n + kBatch * Policy::kThreads < (1ull << 32)) {
-    scan(u32{});
-  } else {
-    scan(u64{});
   }
   const u32 key = __reduce_max_sync(0xffffffffu, m > -INFINITY ? order_key(m) : 0u);
   if ((threadIdx.x & 31) == 0 && key) atomicMax(top, key);
@@ -475,7 +449,7 @@ __device__ u32 grid_max_key(const NmsArgs& a, u32* top, Grid& grid) {
   return __ldcg(top);
 }
 
-// The plateau finish (DetectLaunchOptions::plateau, docs/decisions/041-detect-dense-bounds.md), for
+// The plateau finish (docs/decisions/041-detect-dense-bounds.md), for
 // a buffer that overflowed where the bound's score is the largest of the launch's rows and the NMS
 // windows of rows [y0, y0 + n / W) read no row outside them: the K smallest keys are then the first
 // K pixels in raster order of those rows whose score's order key is `top`. Each such pixel is a
@@ -639,7 +613,7 @@ __global__ void __launch_bounds__(Policy::kThreads, 2) detect_finish_kernel(Fini
         near = true;
       }
     }
-    if (near && a.plateau && !a.big) {
+    if (near && !a.big) {
       // The NMS windows of the rows up to the bound's read no row outside the launch's.
       const int r = rows.r, last = static_cast<int>(last_row);
       if ((rows.y0 == 0 || r == 0) && (last + r < rows.y1 || rows.y1 == rows.v.height) &&

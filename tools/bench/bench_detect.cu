@@ -6,10 +6,9 @@
 //   noise   uniform [0, 1) noise, threshold 0.5, nms 1, max 500 (dense: ~1/9 of the pixels are
 //           local maxima, beyond the candidate buffer at no size)
 //   flat    a constant response, threshold 0.5, nms 1, max 500: every pixel is a candidate, beyond
-//           the candidate buffer, so the finish re-runs the NMS over the rows (its slow path)
+//           the candidate buffer, so the finish reads the rows again (its plateau finish)
 // Rows: "detect" = launch_detect (the whole result: max for quality, NMS + compaction, finish);
 // "detect finishN" = the same with the finish's grid at N blocks an SM (DetectLaunchOptions);
-// "detect plateau[N]" = with DetectLaunchOptions::plateau (the policy's blocks an SM, or N);
 // "detect-max" = the maximum alone (quality); "detect-nms+compact" = the candidates kernel alone,
 // threshold known: the part that compares with a select. CUB's select-if writes the selected floats
 // and their count. bytes = response bytes read once. Each case is checked once against the CPU
@@ -176,25 +175,19 @@ void run_case(Bench& b, const Size& s, const char* data, const HostImage& host,
   b.add({"detect", "jetpipe", s.name(), data, us_detect, bytes, note});
 
   // The finish's cooperative grid at 1 and 2 blocks an SM whatever the policy says (the policy's
-  // value is one of them: kernels/detect/tuning.h), and the plateau finish (DetectLaunchOptions::
-  // plateau) at the policy's and at 2; each result checked against the twin.
-  for (const bool plateau : {false, true}) {
-    for (const int per_sm : {plateau ? 0 : 1, 2}) {
-      DetectLaunchOptions o;
-      o.finish_blocks_per_sm = per_sm;
-      o.plateau = plateau;
-      const bool same_o = matches_twin(p, o);
-      const double us = b.time_us([&](int rep) {
-        JP_CUDA(launch_detect(p, in[rep % n].view(), 0, s.height, ws.get(), res, LaunchContext{},
-                              st, o));
-      });
-      const std::string blocks = per_sm > 0 ? std::to_string(per_sm) : std::string();
-      b.add({std::string(plateau ? "detect plateau" : "detect finish") + blocks, "jetpipe",
-             s.name(), data, us, bytes,
-             std::string(plateau ? "the plateau finish" : "the finish") +
-                 (per_sm > 0 ? " at " + blocks + " block(s) an SM" : std::string()) +
-                 (same_o ? "" : "  MISMATCH vs CPU twin")});
-    }
+  // value is one of them: kernels/detect/tuning.h), each result checked against the twin.
+  for (const int per_sm : {1, 2}) {
+    DetectLaunchOptions o;
+    o.finish_blocks_per_sm = per_sm;
+    const bool same_o = matches_twin(p, o);
+    const double us = b.time_us([&](int rep) {
+      JP_CUDA(
+          launch_detect(p, in[rep % n].view(), 0, s.height, ws.get(), res, LaunchContext{}, st, o));
+    });
+    const std::string blocks = std::to_string(per_sm);
+    b.add(
+        {"detect finish" + blocks, "jetpipe", s.name(), data, us, bytes,
+         "the finish at " + blocks + " block(s) an SM" + (same_o ? "" : "  MISMATCH vs CPU twin")});
   }
 
   // The kernels alone. The header is reset before each run, outside the timed span (without a
