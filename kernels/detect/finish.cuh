@@ -433,77 +433,108 @@ __device__ __forceinline__ u64 rank_write(const u64* src, int n, u64 limit, u64 
   return static_cast<u64>(valid);
 }
 
-// The order key of the largest score of rows [y0, y1) (every pixel, no NMS: at least every
-// candidate's; fmaxf drops NaN, which is never a candidate) into *top, zeroed before; every block.
+// Pixels [begin, end) of n taken by this block in the plateau finish: a whole kThreads step each,
+// contiguous, in block order.
+struct PixelRange {
+  u64 begin, end;
+};
+__device__ __forceinline__ PixelRange block_pixels(u32 n) {
+  const u64 steps = (static_cast<u64>(n) + Policy::kThreads - 1) / Policy::kThreads;
+  const u64 per = (steps + gridDim.x - 1) / gridDim.x * Policy::kThreads;
+  const u64 begin = min(blockIdx.x * per, static_cast<u64>(n));
+  return {begin, min(begin + per, static_cast<u64>(n))};
+}
+
+// Pixel j of rows from y0 (width w) into *d; whether its score's order key is `key`.
 template <class T>
-__device__ u32 grid_max_key(const NmsArgs& a, u32* top, Grid& grid) {
+__device__ __forceinline__ bool pixel_is(const ResponseView& v, int y0, u32 w, u64 j, u32 key,
+                                         Detection* d) {
+  const u32 dy = static_cast<u32>(j) / w;
+  d->x = static_cast<int>(static_cast<u32>(j) - dy * w);
+  d->y = y0 + static_cast<int>(dy);
+  d->score = load_score<T>(v, d->x, d->y);
+  return order_key(d->score) == key;
+}
+
+// What the finish of an overflowing buffer learns in one grid-wide barrier: the order key of the
+// largest score of the launch's rows (every pixel, no NMS: at least every candidate's; fmaxf drops
+// NaN, which is never a candidate), and, for the plateau finish, how many of the first n pixels of
+// those rows have the score whose order key is `key` (before this block's range and in all).
+struct RowsTop {
+  u32 top;
+  u64 before, total;
+};
+
+// Each block writes its maximum and its count to `slots` (2 · gridDim.x words, no zeroing needed),
+// then reads every block's: one barrier for both, none to initialize. n = 0: no count.
+template <class T>
+__device__ RowsTop rows_top(const NmsArgs& a, u32 n, u32 key, u32* slots, FinishShared& fs,
+                            Grid& grid) {
   float m = -INFINITY;
   for (int y = a.y0 + static_cast<int>(blockIdx.x); y < a.y1; y += static_cast<int>(gridDim.x)) {
     for (int x = static_cast<int>(threadIdx.x); x < a.v.width; x += Policy::kThreads) {
       m = fmaxf(m, load_score<T>(a.v, x, y));
     }
   }
-  const u32 key = __reduce_max_sync(0xffffffffu, m > -INFINITY ? order_key(m) : 0u);
-  if ((threadIdx.x & 31) == 0 && key) atomicMax(top, key);
-  grid.sync();
-  return __ldcg(top);
-}
-
-// The plateau finish (docs/decisions/041-detect-dense-bounds.md), for
-// a buffer that overflowed where the bound's score is the largest of the launch's rows and the NMS
-// windows of rows [y0, y0 + n / W) read no row outside them: the K smallest keys are then the first
-// K pixels in raster order of those rows whose score's order key is `top`. Each such pixel is a
-// candidate (no neighbour is larger; the bound's own score passes the threshold), and at least K of
-// them lie at or before the bound's. Each block counts those of its own contiguous range of the n
-// pixels, one grid-wide barrier, then writes its own at their places after the counts of the blocks
-// before it, a kThreads step at a time (block scans). `counts`: gridDim.x words of scratch. Returns
-// false, uniformly, where the rows hold fewer than k of them (never while the bound's invariant
-// holds): the caller then takes the NMS pass.
-template <class T>
-__device__ bool plateau_write(const ResponseView& v, int y0, u32 n, u32 top, u64 k,
-                              Detection* points, u32* counts, FinishShared& fs, Grid& grid) {
-  const u32 w = static_cast<u32>(v.width);
-  const u64 steps = (static_cast<u64>(n) + Policy::kThreads - 1) / Policy::kThreads;
-  const u64 per = (steps + gridDim.x - 1) / gridDim.x * Policy::kThreads;  // pixels a block
-  const u64 begin = min(blockIdx.x * per, static_cast<u64>(n));
-  const u64 end = min(begin + per, static_cast<u64>(n));
-  const auto at = [&](u64 j, Detection* d) {  // pixel j of the rows: whether its key's score is top
-    const u32 dy = static_cast<u32>(j) / w;
-    d->x = static_cast<int>(static_cast<u32>(j) - dy * w);
-    d->y = y0 + static_cast<int>(dy);
-    d->score = load_score<T>(v, d->x, d->y);
-    return order_key(d->score) == top;
-  };
+  const u32 w = static_cast<u32>(a.v.width);
+  const PixelRange range = block_pixels(n);
   u64 mine = 0;
-  for (u64 j = begin + threadIdx.x; j < end; j += Policy::kThreads) {
+  for (u64 j = range.begin + threadIdx.x; j < range.end; j += Policy::kThreads) {
     Detection d;
-    mine += at(j, &d) ? 1 : 0;
+    mine += pixel_is<T>(a.v, a.y0, w, j, key, &d) ? 1 : 0;
   }
+  const auto larger = [](u64 p, u64 q) { return max(p, q); };
+  const u64 top = ReduceU64(fs.t.reduce).Reduce(m > -INFINITY ? order_key(m) : 0u, larger);
+  __syncthreads();  // fs is reused next
   mine = ReduceU64(fs.t.reduce).Sum(mine);
-  if (threadIdx.x == 0) counts[blockIdx.x] = static_cast<u32>(mine);
+  if (threadIdx.x == 0) {
+    slots[blockIdx.x] = static_cast<u32>(top);
+    slots[gridDim.x + blockIdx.x] = static_cast<u32>(mine);
+  }
   grid.sync();
-  // The counts of the blocks before this one and of all, uniform over the block.
-  u64 before = 0, total = 0, part = 0;
+  // Every block's, uniform over the block.
+  u64 t = 0, part = 0, all = 0;
   for (u32 b = threadIdx.x; b < gridDim.x; b += Policy::kThreads) {
-    const u64 c = __ldcg(counts + b);
-    total += c;
+    t = max(t, static_cast<u64>(__ldcg(slots + b)));
+    const u64 c = __ldcg(slots + gridDim.x + b);
+    all += c;
     part += b < blockIdx.x ? c : 0;
   }
-  ScanU64(fs.t.scan).ExclusiveSum(part, part, before);
+  __shared__ u32 top_all;
+  t = ReduceU64(fs.t.reduce).Reduce(t, larger);
+  if (threadIdx.x == 0) top_all = static_cast<u32>(t);  // thread 0's, for the block
   __syncthreads();  // fs is reused next
-  ScanU64(fs.t.scan).ExclusiveSum(total, part, total);
-  __syncthreads();  // fs is reused below
-  if (total < k) return false;
-  for (u64 j0 = begin; j0 < end && before < k; j0 += Policy::kThreads) {  // uniform
+  RowsTop r;
+  ScanU64(fs.t.scan).ExclusiveSum(part, part, r.before);
+  __syncthreads();
+  ScanU64(fs.t.scan).ExclusiveSum(all, part, r.total);
+  __syncthreads();  // fs is reused next
+  r.top = top_all;
+  return r;
+}
+
+// The plateau finish (docs/decisions/041-detect-dense-bounds.md), for a buffer that overflowed
+// where the bound's score is the largest of the launch's rows and the NMS windows of rows
+// [y0, y0 + n / W) read no row outside them: the K smallest keys are then the first K pixels in
+// raster order of those rows whose score's order key is `top`. Each such pixel is a candidate (no
+// neighbour is larger; the bound's own score passes the threshold), and at least K of them lie at
+// or before the bound's. rows_top counted them per block; each block writes its own at their
+// places after those of the blocks before it (`before`), a kThreads step at a time (block scans).
+template <class T>
+__device__ void plateau_write(const ResponseView& v, int y0, u32 n, u32 top, u64 k, u64 before,
+                              Detection* points, FinishShared& fs) {
+  const u32 w = static_cast<u32>(v.width);
+  const PixelRange range = block_pixels(n);
+  for (u64 j0 = range.begin; j0 < range.end && before < k; j0 += Policy::kThreads) {  // uniform
     Detection d;
-    const int hit = j0 + threadIdx.x < end && at(j0 + threadIdx.x, &d) ? 1 : 0;
+    const int hit =
+        j0 + threadIdx.x < range.end && pixel_is<T>(v, y0, w, j0 + threadIdx.x, top, &d) ? 1 : 0;
     int off = 0, all = 0;
     ScanInt(fs.t.scan_int).ExclusiveSum(hit, off, all);
     if (hit && before + static_cast<u64>(off) < k) points[before + static_cast<u64>(off)] = d;
     before += static_cast<u64>(all);
     __syncthreads();  // fs is reused next step
   }
-  return true;
 }
 
 // (256, 2): at most 128 registers, so two blocks fit an SM; with (256) alone ptxas trimmed the
@@ -573,7 +604,6 @@ __global__ void __launch_bounds__(Policy::kThreads, 2) detect_finish_kernel(Fini
       }
       if (threadIdx.x == 0) {
         h->valid = 0;
-        h->top = 0;
         h->compacted[0] = h->compacted[1] = 0;
         h->lo[0] = h->lo[1] = ~0ull;
         h->hi[0] = h->hi[1] = 0;
@@ -593,10 +623,11 @@ __global__ void __launch_bounds__(Policy::kThreads, 2) detect_finish_kernel(Fini
     n_valid = dropped_read + rank_write<T>(a.cand, static_cast<int>(stored), limit, a.k, a.c.nms.v,
                                            a.points, work, &pre);
   } else if (stored > a.cap) {  // the buffer overflowed: re-run the NMS until the wanted keys fit
-    init();
     // Where the bound's score is the rows' largest (a flat frame), every key up to it lies in the
-    // rows up to the bound's: one pass over those rows gathers them (no candidates run ahead here).
-    // The largest score: one read of the rows (no NMS), only where the bound's rows fit the buffer.
+    // rows up to the bound's: one pass over those rows gathers them (no candidates run ahead here),
+    // or, where no NMS window of those rows leaves the launch's rows, the first K pixels of that
+    // score in raster order are the result (the plateau finish). The largest score: one read of
+    // the rows (no NMS), only where the bound's rows fit the buffer.
     NmsArgs rows = a.c.nms;
     u64 bound = ~0ull;
     bool near = false;
@@ -604,26 +635,28 @@ __global__ void __launch_bounds__(Policy::kThreads, 2) detect_finish_kernel(Fini
     const u64 last_row = static_cast<u32>(bound_read) / static_cast<u32>(rows.v.width);
     const u64 n_rows = last_row + 1 - static_cast<u64>(rows.y0);
     const u64 n_near = n_rows * static_cast<u64>(rows.v.width);
-    if (!lower && bound_read != ~0ull) {
-      if (n_near <= a.cap &&
-          static_cast<u32>(bound_read >> 32) == ~grid_max_key<T>(a.c.nms, &h->top, grid)) {
+    if (!lower && bound_read != ~0ull && n_near <= a.cap) {
+      const u32 key = ~static_cast<u32>(bound_read >> 32);  // the order key of the bound's score
+      const int r = rows.r, last = static_cast<int>(last_row);
+      const bool flat = !a.big && (rows.y0 == 0 || r == 0) &&
+                        (last + r < rows.y1 || rows.y1 == rows.v.height) && n_near < (1ull << 32);
+      const RowsTop t = rows_top<T>(rows, flat ? static_cast<u32>(n_near) : 0u, key,
+                                    reinterpret_cast<u32*>(a.kept), fs, grid);
+      if (t.top == key) {
         rows.ntiles =
             rows.tiles_x * static_cast<int>((n_rows + Policy::kTileH - 1) / Policy::kTileH);
         bound = bound_read;
         near = true;
-      }
-    }
-    if (near && !a.big) {
-      // The NMS windows of the rows up to the bound's read no row outside the launch's.
-      const int r = rows.r, last = static_cast<int>(last_row);
-      if ((rows.y0 == 0 || r == 0) && (last + r < rows.y1 || rows.y1 == rows.v.height) &&
-          n_near < (1ull << 32)) {
-        written = plateau_write<T>(rows.v, rows.y0, static_cast<u32>(n_near),
-                                   ~static_cast<u32>(bound_read >> 32), a.k, a.points,
-                                   reinterpret_cast<u32*>(a.kept), fs, grid);
+        // Fewer than K there never happens while the bound's invariant holds: the NMS pass then.
+        if (flat && t.total >= a.k) {
+          plateau_write<T>(rows.v, rows.y0, static_cast<u32>(n_near), key, a.k, t.before, a.points,
+                           fs);
+          written = true;
+        }
       }
     }
     if (!written) {
+      init();
       const ImageSource<T, kSmemTile> image{rows, thresh, reinterpret_cast<float*>(work)};
       if (!near) {
         if (lower) n_valid = grid_count(image, &h->valid, fs, grid);

@@ -47,8 +47,6 @@ struct Header {
   // none (bound_c holds ~bound).
   u64 bound_c;
   u64 dropped;
-  u32 top;     // finish scratch: the order key of the rows' largest score (initialized when used)
-  u32 unused;
   u64 out_count;     // points of this frame, for detect_write
   u64 valid;         // finish scratch from here on (initialized by the finish when it needs it)
   u64 compacted[2];
