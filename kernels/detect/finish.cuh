@@ -470,10 +470,20 @@ struct RowsTop {
 template <class T>
 __device__ RowsTop rows_top(const NmsArgs& a, u32 n, u32 key, u32* slots, FinishShared& fs,
                             Grid& grid) {
+  // A row's columns 8 loads at a time, all issued before their maximum (a 1080p row is 7.5 a
+  // thread, 4K 15); no index arithmetic beyond the row's.
+  constexpr int kBatch = 8;
   float m = -INFINITY;
   for (int y = a.y0 + static_cast<int>(blockIdx.x); y < a.y1; y += static_cast<int>(gridDim.x)) {
-    for (int x = static_cast<int>(threadIdx.x); x < a.v.width; x += Policy::kThreads) {
-      m = fmaxf(m, load_score<T>(a.v, x, y));
+    for (int x0 = static_cast<int>(threadIdx.x); x0 < a.v.width; x0 += kBatch * Policy::kThreads) {
+      float v[kBatch];
+#pragma unroll
+      for (int u = 0; u < kBatch; ++u) {
+        const int x = x0 + u * Policy::kThreads;
+        v[u] = x < a.v.width ? load_score<T>(a.v, x, y) : -INFINITY;
+      }
+#pragma unroll
+      for (int u = 0; u < kBatch; ++u) m = fmaxf(m, v[u]);
     }
   }
   const u32 w = static_cast<u32>(a.v.width);
