@@ -4,9 +4,9 @@
 # every kernels/*.cu and kernels/*/*.cu with nvcc, and the CUDA-using pipeline/*.cpp with g++ and the
 # 12.4 headers first on the include path. The toolkit is downloaded with a private apt configuration
 # (the system's sources, lists and caches are left alone) into .deps/cuda12 (git-ignored), unpacked
-# with dpkg -x and reused on later runs; the .debs and the static libraries (2.3 GB of the 2.7 GB
-# unpacked, unused: the check compiles, never links) are deleted after unpacking, so the cache holds
-# ~0.4 GB. Fails on any download or compile error.
+# with dpkg -x and reused on later runs; the .debs (1 GB) and the static libraries (2.3 GB of the
+# 2.7 GB unpacked, unused: the check compiles, never links) are deleted after unpacking, so the
+# cache holds 280 MB. Fails on any download or compile error.
 # Usage: tools/ci/cuda12-check.sh [cache dir, default .deps/cuda12]
 set -euo pipefail
 cd "$(dirname "$0")/../.."
