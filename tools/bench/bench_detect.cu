@@ -176,7 +176,7 @@ void run_case(Bench& b, const Size& s, const char* data, const HostImage& host,
 
   // The finish's cooperative grid at 1 and 2 blocks an SM whatever the policy says (the policy's
   // value is one of them: kernels/detect/tuning.h), each result checked against the twin.
-  for (int per_sm : {1, 2}) {
+  for (const int per_sm : {1, 2}) {
     DetectLaunchOptions o;
     o.finish_blocks_per_sm = per_sm;
     const bool same_o = matches_twin(p, o);
@@ -184,9 +184,10 @@ void run_case(Bench& b, const Size& s, const char* data, const HostImage& host,
       JP_CUDA(
           launch_detect(p, in[rep % n].view(), 0, s.height, ws.get(), res, LaunchContext{}, st, o));
     });
-    b.add({"detect finish" + std::to_string(per_sm), "jetpipe", s.name(), data, us, bytes,
-           std::string("the finish at ") + std::to_string(per_sm) + " block(s) an SM" +
-               (same_o ? "" : "  MISMATCH vs CPU twin")});
+    const std::string blocks = std::to_string(per_sm);
+    b.add(
+        {"detect finish" + blocks, "jetpipe", s.name(), data, us, bytes,
+         "the finish at " + blocks + " block(s) an SM" + (same_o ? "" : "  MISMATCH vs CPU twin")});
   }
 
   // The kernels alone. The header is reset before each run, outside the timed span (without a
