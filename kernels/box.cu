@@ -46,11 +46,12 @@ cudaError_t launch_tile_box_edges(const dev::GlobalSrc& s, const BoxParams& p, c
                                   int y0, int y1, const LaunchContext& ctx, cudaStream_t stream,
                                   int left_cols, int right_x0);
 
-// Rows a warp of the running kernel: the policy's, fewer (down to run_box_rows_min) where the
-// launch would otherwise not fill the device.
-int run_box_rows(int width, int rows, int sm_count, const FilterPolicy& p) {
-  return dev::rows_to_fill(rows, (width + kRunBoxWarpOut - 1) / kRunBoxWarpOut, sm_count,
-                           p.run_box_warps_per_sm, p.run_box_rows, p.run_box_rows_min);
+// Rows a warp of the running kernel: the policy's for the ksize, fewer (down to run_box_rows_min)
+// where the launch would otherwise not fill the device.
+int run_box_rows(int ksize, int width, int rows, int sm_count, const FilterPolicy& p) {
+  return dev::rows_to_fill(
+      rows, (width + kRunBoxWarpOut - 1) / kRunBoxWarpOut, sm_count, p.run_box_warps_per_sm,
+      ksize >= p.run_box_wide_ksize ? p.run_box_rows_wide : p.run_box_rows, p.run_box_rows_min);
 }
 
 // The running kernel over [y0, y1). Launches above options.box_split_px of 16-byte aligned views
@@ -83,9 +84,9 @@ cudaError_t launch_running_box(const dev::GlobalSrc& s, const BoxParams& p, cons
   a.y1 = y1;
   a.vec_out = dev::aligned16(dst);
   dev::RunBoxArgs ai = a, ae = a;  // ae.strips.segs 0: no edge kernel
-  ai.rows_per_warp =
-      dev::launch_rows(options.rows_per_warp,
-                       run_box_rows(dst.width, y1 - y0, d.sm_count, dev::current_filter_policy()));
+  ai.rows_per_warp = dev::launch_rows(
+      options.rows_per_warp,
+      run_box_rows(p.ksize, dst.width, y1 - y0, d.sm_count, dev::current_filter_policy()));
   ai.early = false;
   dev::StripPlacement pl;
   if (tile_edges) {

@@ -119,8 +119,9 @@ struct FilterPolicy {
   // (kernels/harris/tiled_kernel.cuh; 0: never), larger ones the fast kernel.
   long long harris_tiled_px;
   // box: ksize ≥ box_running_min_ksize (and ≤ 2·kRunBoxMaxRadius + 1) runs the running-sum kernel,
-  // smaller the fast kernel; the running kernel's output rows a warp, lowered to run_box_rows_min
-  // where a launch would otherwise have fewer than run_box_warps_per_sm warps per SM.
+  // smaller the fast kernel; the running kernel's output rows a warp (run_box_rows, from
+  // run_box_wide_ksize on run_box_rows_wide), lowered to run_box_rows_min where a launch would
+  // otherwise have fewer than run_box_warps_per_sm warps per SM.
   int box_running_min_ksize;
   // Launches of at most box_window_px output pixels keep the fast kernel for every ksize it takes
   // (≤ 2·kFastMaxRadius + 1), whatever box_running_min_ksize says.
@@ -130,6 +131,7 @@ struct FilterPolicy {
   // 2·kRunBoxMaxRadius + 1 runs it at every size (the separable engine: for benchmarks).
   long long box_tile_px;
   int run_box_rows, run_box_rows_min, run_box_warps_per_sm;
+  int run_box_wide_ksize, run_box_rows_wide;
   // convolve strip kernel (kernels/filters/conv_strip.cuh): output rows a warp on large images,
   // lowered to conv_rows_min where a launch would otherwise have fewer than conv_warps_per_sm warps
   // an SM.
@@ -207,6 +209,9 @@ inline constexpr FilterPolicy kFilterPolicyOrin{
     /*run_box_rows=*/64,
     /*run_box_rows_min=*/8,
     /*run_box_warps_per_sm=*/8,
+    // Not swept at 16 / 8 SMs: every ksize the same rows.
+    /*run_box_wide_ksize=*/2 * kRunBoxMaxRadius + 1,
+    /*run_box_rows_wide=*/64,
     // The sm_90 values, swept at 16 / 8 SMs (H200 green contexts, 2026-11-28 23:45 UTC,
     // `jetpipe-bench --area filters --filter convolve --sms 16|8 --policy orin --reps 25`, two
     // runs, µs): convolve 5 × 5 at the policy's rows (12 / 25 at 1080p) against 4 / 8 / 16 / 32 /
@@ -281,12 +286,22 @@ inline constexpr FilterPolicy kFilterPolicyDiscrete{
     // / 60.7-62.0, 65: 53.2-53.7 / 143.9-144.8; 4K 65: 129.3-129.6 / 523.2-524.0; 16384² 65:
     // 3,266-3,271 / 16,287-16,289.
     /*box_tile_px=*/1LL << 21,
-    // rows a warp, 16384², same runs (µs): 9: 64 → 265-266, 96 → 275-276, 128 → 304-306,
-    // 192 → 340-341, 256 → 412; 15: 64 → 283-285, 128 → 316-317; 31: 64 → 331-333, 96 → 333-336,
-    // 128 → 346, 256 → 437-440 (32 not tried). 1080p and 4K get run_box_rows_min (8) anyway.
+    // Rows a warp at 16384² (1080p and 4K get run_box_rows_min, 8, anyway), with today's
+    // interior kernel and tile-engine edges (H200, 2026-11-29 14:42 UTC, `jetpipe-bench --area
+    // filters --filter box --sizes 16384x16384 --reps 25`, rows "boxK rN", µs, the two trees of
+    // one tools/gpu/ab.sh call): 9: 16 → 178.0 / 178.0, 32 → 181.4 / 182.9, 64 → 184.9 / 184.7,
+    // 96 → 188.9 / 188.3, 128 → 193.2, 192 → 206.6 / 208.1; 15: 32 → 192.1 / 192.1, 64 → 190.3 /
+    // 190.3, 96 → 187.5 / 188.4, 128 → 202.3, 192 → 211.0 / 210.8; 21: 64 → 205.4, 96 → 196.3,
+    // 128 → 200.5, 192 → 196.2; 25: 64 → 214.4, 96 → 204.8, 128 → 209.5, 192 → 204.5; 31: 64 →
+    // 235.0 / 234.6, 96 → 221.0 / 220.9, 128 → 223.8, 192 → 216.2 / 216.6, 256 → 243.4 / 243.2.
+    // Not monotonic (the last wave's fill: 128 lost at every ksize), so 64 below 15 (16 is not
+    // taken: one ksize, and 4K and 8K not measured) and 96 from 15 on, where it won at each
+    // ksize measured (docs/decisions/047-box-rows-and-two-slides.md).
     /*run_box_rows=*/64,
     /*run_box_rows_min=*/8,
     /*run_box_warps_per_sm=*/16,
+    /*run_box_wide_ksize=*/15,
+    /*run_box_rows_wide=*/96,
     // convolve 5×5 (integer path), rows a warp, 2026-11-28 (H100, register row, µs): 16384²: 4 →
     // 373.6, 8 → 316.3, 16 → 294.6, 32 → 293.8, 64 → 293.5; 1080p: 4 → 14.6, 8 → 14.3, 16 → 18.6,
     // 32 → 24.6. With the cp.async ring (H200, 2026-11-29, two runs): 16384² 4 → 295.8-299.0, 8 →

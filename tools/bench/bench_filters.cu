@@ -247,10 +247,10 @@ void bench_size(Bench& b, const Size& s) {
     // and through each engine by name: running sums (-running), the sliding windows (-window:
     // the fast kernel up to 9, the separable engine above), docs/decisions/039-box-running-sums.md,
     // and the tile engine (-tile); 33, 45 and 65 through the policy's and the separable engine;
-    // the running kernel's rows a warp swept at 9, 15 and 31 (" rN", 8 .. 256), and there its
-    // interior and edge kernels at every size (" split": the policy splits launches above
-    // kRunBoxSplitPx only), the edge kernel at 4 .. 32 rows a warp (" split edgeN"; " split" alone:
-    // the policy's edges, the tile engine's where the view allows).
+    // the running kernel's rows a warp swept at 9, 15, 21, 25 and 31 (" rN", 8 .. 256), and at 9,
+    // 15 and 31 its interior and edge kernels at every size (" split": the policy splits launches
+    // above kRunBoxSplitPx only), the edge kernel at 4 .. 32 rows a warp (" split edgeN"; " split"
+    // alone: the policy's edges, the tile engine's where the view allows).
     struct B {
       int ksize;
       FilterPath path;
@@ -267,10 +267,12 @@ void bench_size(Bench& b, const Size& s) {
       cases.push_back({k, FilterPath::kTiled, BoxEngine::kRunning, "jetpipe-running", 0});
       cases.push_back({k, FilterPath::kTiled, BoxEngine::kWindow, "jetpipe-window", 0});
       cases.push_back({k, FilterPath::kTiled, BoxEngine::kTile, "jetpipe-tile", 0});
-      if (k == 9 || k == 15 || k == 31) {
-        for (int r : {8, 16, 32, 64, 96, 192, 256}) {
+      if (k == 9 || k == 15 || k == 21 || k == 25 || k == 31) {
+        for (int r : {8, 16, 32, 64, 96, 128, 192, 256}) {
           cases.push_back({k, FilterPath::kTiled, BoxEngine::kRunning, "jetpipe-running", r});
         }
+      }
+      if (k == 9 || k == 15 || k == 31) {
         cases.push_back({k, FilterPath::kTiled, BoxEngine::kRunning, "jetpipe-running", 0, true});
         for (int e : {4, 8, 16, 24, 32}) {
           cases.push_back(
