@@ -5,9 +5,10 @@
 // GRAY8; tight, padded (13 elements), 16-byte aligned and ROI views; radius 0..5 and the generic
 // paths (6..64); absolute threshold and quality; plateaus; candidates at, one below and one above
 // max_detections and the internal sort sizes; a constant image (every pixel a candidate) beyond the
-// candidate buffer, flat frames at many sizes and other dense frames (the bounds); strips;
-// workspace reuse; a CUDA graph; mapped output; both candidates kernels (DetectPath: the tiles, and
-// the rows where they apply). The output block is poisoned before every run.
+// candidate buffer, flat frames at many sizes, one peak on a flat frame and other dense frames
+// (the bounds); strips; workspace reuse; a CUDA graph; mapped output; both candidates kernels
+// (DetectPath: the tiles, and the rows where they apply). The output block is poisoned before
+// every run.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -613,13 +614,52 @@ TEST(GpuDetect, PlateauRangeInsideTheFrame) {
     const Case c = make_case(img, "align16");
     for (int r : {0, 2}) {
       for (int max : {1, 500, 5000}) {
-        DetectParams p;
-        p.nms_radius = r;
-        p.threshold = 10;
-        p.max_detections = max;
-        const DetectResult cpu = cpu_detect(p, c.host, range.y0, range.y1);
-        ASSERT_GT(cpu.count + cpu.overflow, 65536u) << "beyond the candidate buffer";
-        check_paths(p, c, PixelFormat::kF32, cpu, range.y0, range.y1);
+        for (bool quality : {false, true}) {
+          DetectParams p;
+          p.nms_radius = r;
+          p.threshold = 10;
+          p.use_quality = quality;
+          p.quality = 0.5;  // 38.5: the range's maximum is 77
+          p.max_detections = max;
+          const DetectResult cpu = cpu_detect(p, c.host, range.y0, range.y1);
+          ASSERT_GT(cpu.count + cpu.overflow, 65536u) << "beyond the candidate buffer";
+          check_paths(p, c, PixelFormat::kF32, cpu, range.y0, range.y1);
+        }
+      }
+    }
+  }
+}
+
+// One brighter pixel on a flat frame beyond the candidate buffer, with a fixed threshold: the
+// dense blocks' bound has the flat score, so the finish must find the rows' largest score above
+// it (a finish that took the bound's score for the largest would write the flat pixels first).
+// The peak at a row's first and last pixel, at the frame's last, inside and at a random place;
+// widths around 1024 and 4096 (the tiles' and the rows' last columns); both candidates kernels.
+TEST(GpuDetect, OnePeakOnAFlatFrame) {
+  JP_REQUIRE_GPU();
+  std::mt19937 rng(fresh_seed());
+  const std::pair<int, int> sizes[] = {{1025, 97}, {1026, 70}, {1027, 65}, {4099, 37}};
+  for (const auto& [w, h] : sizes) {
+    std::uniform_int_distribution<int> rx(0, w - 1), ry(0, h - 1);
+    const std::pair<int, int> places[] = {
+        {0, h / 3}, {w - 1, h / 2}, {w - 1, h - 1}, {w / 2, h / 2}, {rx(rng), ry(rng)}};
+    for (const auto& [px, py] : places) {
+      const HostImage img = make_response(
+          w, h, PixelFormat::kF32, [&](int x, int y) { return x == px && y == py ? 90.f : 77.f; });
+      for (int r : {0, 1, 4}) {
+        for (int max : {1, 500}) {
+          DetectParams p;
+          p.nms_radius = r;
+          p.threshold = 10;
+          p.max_detections = max;
+          const DetectResult cpu = cpu_detect(p, img.view(), 0, h);
+          ASSERT_GT(cpu.count + cpu.overflow, 65536u) << "beyond the candidate buffer";
+          ASSERT_EQ(cpu.points.front().x, px);
+          SCOPED_TRACE("peak at " + std::to_string(px) + ", " + std::to_string(py));
+          for (const char* layout : {"align16", "pad13"}) {
+            check_paths(p, make_case(img, layout), PixelFormat::kF32, cpu);
+          }
+        }
       }
     }
   }
