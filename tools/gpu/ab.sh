@@ -14,6 +14,8 @@
 #   -t FILTER   gtest filter of NEW's tests to run (e.g. '*GpuBox*:GpuFastRing*': parameterized
 #               suites are named PREFIX/Suite.Test/N, so 'GpuBox*' alone matches none of them)
 #   -m FILTER   gtest filter to run under compute-sanitizer memcheck
+#   -M SECONDS  the memcheck step's limit (default 120; a step cut short says rc=124 and gives no
+#               verdict: memcheck slows a test 10-50×)
 #   -b ARGS     jetpipe-bench arguments, one run set per -b (e.g. '--area filters --filter box
 #               --sizes 16384x16384 --reps 25'); rows of both trees go to the summary
 #   -g REGEX    only bench rows matching REGEX in the summary (default: every row)
@@ -24,12 +26,13 @@
 #   -n N        bench runs of each tree (default 2)
 #   -d SECONDS  deadline from the start (default 270): steps past it are skipped, not cut short
 set -uo pipefail
-tests_filter="" mem_filter="" rows_re="" runs=2 deadline=270
+tests_filter="" mem_filter="" rows_re="" runs=2 deadline=270 mem_limit=120
 benches=() ncu_specs=()
-while getopts "t:m:b:g:k:n:d:" o; do
+while getopts "t:m:M:b:g:k:n:d:" o; do
   case $o in
     t) tests_filter=$OPTARG ;;
     m) mem_filter=$OPTARG ;;
+    M) mem_limit=$OPTARG ;;
     b) benches+=("$OPTARG") ;;
     g) rows_re=$OPTARG ;;
     k) ncu_specs+=("$OPTARG") ;;
@@ -108,7 +111,7 @@ if [ -n "$tests_filter" ]; then
   grep -E '^\[  FAILED  \]' "$L/tests.log" | head -10 | tee -a "$S"
 fi
 if [ -n "$mem_filter" ]; then
-  step 120 memcheck.log compute-sanitizer --tool memcheck --error-exitcode 9 "$tests" \
+  step "$mem_limit" memcheck.log compute-sanitizer --tool memcheck --error-exitcode 9 "$tests" \
     --gtest_filter="$mem_filter" || status=1
   grep -E 'ERROR SUMMARY|^\[  (PASSED|FAILED) ' "$L/memcheck.log" | tee -a "$S"
 fi
