@@ -646,6 +646,7 @@ TEST(GpuDetect, OnePeakOnAFlatFrame) {
     for (const auto& [px, py] : places) {
       const HostImage img = make_response(
           w, h, PixelFormat::kF32, [&](int x, int y) { return x == px && y == py ? 90.f : 77.f; });
+      const Case cases[] = {make_case(img, "align16"), make_case(img, "pad13")};  // uploaded once
       for (int r : {0, 1, 4}) {
         for (int max : {1, 500}) {
           DetectParams p;
@@ -656,9 +657,7 @@ TEST(GpuDetect, OnePeakOnAFlatFrame) {
           ASSERT_GT(cpu.count + cpu.overflow, 65536u) << "beyond the candidate buffer";
           ASSERT_EQ(cpu.points.front().x, px);
           SCOPED_TRACE("peak at " + std::to_string(px) + ", " + std::to_string(py));
-          for (const char* layout : {"align16", "pad13"}) {
-            check_paths(p, make_case(img, layout), PixelFormat::kF32, cpu);
-          }
+          for (const Case& c : cases) check_paths(p, c, PixelFormat::kF32, cpu);
         }
       }
     }
